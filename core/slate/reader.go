@@ -1,0 +1,458 @@
+package slate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/moraine-go/moraine/core/objstore"
+	"github.com/moraine-go/moraine/core/slate/internal/base"
+	"github.com/moraine-go/moraine/core/slate/internal/manifest"
+)
+
+// ReaderMode selects how a Reader pins the state it reads.
+type ReaderMode int
+
+const (
+	// ReaderManagedCheckpoint (default): the reader creates a checkpoint in
+	// the manifest, moves it forward as it polls, refreshes it before it
+	// expires and deletes it on Close, so GC never removes what it reads.
+	ReaderManagedCheckpoint ReaderMode = iota
+	// ReaderPinned: the reader reads the state a named checkpoint pins and
+	// nothing newer. It never polls and writes nothing at all.
+	ReaderPinned
+	// ReaderFollowLatest: no checkpoint and no writes; reads may fail if GC
+	// deletes objects under it.
+	ReaderFollowLatest
+)
+
+func (m ReaderMode) String() string {
+	switch m {
+	case ReaderManagedCheckpoint:
+		return "managed-checkpoint"
+	case ReaderPinned:
+		return "pinned"
+	case ReaderFollowLatest:
+		return "follow-latest"
+	}
+	return fmt.Sprintf("ReaderMode(%d)", int(m))
+}
+
+// ReaderOptions configure OpenReader. Zero values take defaults.
+type ReaderOptions struct {
+	Mode ReaderMode
+	// Checkpoint is the checkpoint a ReaderPinned reader reads.
+	Checkpoint uuid.UUID
+	// PollInterval: how often the reader looks for new data (default 10s;
+	// negative: only on Refresh).
+	PollInterval time.Duration
+	// CheckpointLifetime of a managed checkpoint (default 10 min); it is
+	// refreshed when half of it has passed.
+	CheckpointLifetime time.Duration
+}
+
+func (o *ReaderOptions) fill() {
+	if o.PollInterval == 0 {
+		o.PollInterval = 10 * time.Second
+	}
+	if o.CheckpointLifetime <= 0 {
+		o.CheckpointLifetime = 10 * time.Minute
+	}
+}
+
+// Reader is a read-only handle. It serves only durable data: the tree as
+// the manifest describes it plus the WAL files it has replayed itself.
+type Reader struct {
+	store  objstore.Store
+	root   string
+	ropts  ReaderOptions
+	log    *slog.Logger
+	ms     *manifest.Store
+	wal    WalReader
+	tables *tableCache
+
+	refreshMu sync.Mutex // one poll at a time
+
+	mu         sync.Mutex
+	closed     error
+	latestID   uint64
+	latest     *manifest.Manifest
+	baseID     uint64 // the manifest the tree comes from
+	base       *manifest.Manifest
+	tree       tree
+	mem        *memtable // replayed WAL rows newer than base.LastL0Seq
+	seq        uint64    // highest seq served
+	nextWal    uint64    // next WAL id to replay
+	walEnd     uint64    // pinned: exclusive end; 0: follow the tail
+	walIter    WalIterator
+	checkpoint uuid.UUID // managed mode
+	cpExpires  time.Time
+	progress   chan struct{}
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// OpenReader opens a read-only handle on the database at root. It never
+// creates a database: an empty path is ErrNotInitialized.
+func OpenReader(ctx context.Context, store objstore.Store, root string, ropts ReaderOptions, opts ...Option) (*Reader, error) {
+	o := buildOptions(opts)
+	ropts.fill()
+	ms := manifest.NewStore(store, root)
+	latestID, latest, err := ms.Latest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if latest == nil {
+		return nil, fmt.Errorf("%w (%s, root %q)", ErrNotInitialized, store, root)
+	}
+	r := &Reader{store: store, root: root, ropts: ropts, log: o.logger, ms: ms,
+		tables: newTableCache(store, root, o.settings.WholeObjectBytes), latestID: latestID, latest: latest,
+		progress: make(chan struct{}), stop: make(chan struct{})}
+	switch {
+	case o.walReader != nil:
+		r.wal = o.walReader
+	case latest.WalStore != "" && (o.walStore == nil || o.walStore.String() != latest.WalStore):
+		return nil, fmt.Errorf("%w: the manifest records the WAL in %s; open the reader WithWalStore on it", ErrWalStoreMismatch, latest.WalStore)
+	default:
+		ws := store
+		if o.walStore != nil {
+			ws = o.walStore
+		}
+		r.wal = newNativeWAL(ws, root, o.settings, o.logger)
+	}
+	switch ropts.Mode {
+	case ReaderPinned:
+		cp, ok := latest.Checkpoint(ropts.Checkpoint)
+		if !ok {
+			return nil, fmt.Errorf("%w: %s (the reader never falls back to the latest state)", ErrCheckpointMissing, ropts.Checkpoint)
+		}
+		base, err := ms.Get(ctx, cp.ManifestID)
+		if err != nil {
+			return nil, fmt.Errorf("slate: reading the manifest checkpoint %s pins (%d): %w", cp.ID, cp.ManifestID, err)
+		}
+		r.install(cp.ManifestID, base)
+		r.walEnd = base.NextWalID
+	case ReaderManagedCheckpoint:
+		if err := r.moveCheckpoint(ctx); err != nil {
+			return nil, err
+		}
+	case ReaderFollowLatest:
+		r.install(latestID, latest)
+	default:
+		return nil, fmt.Errorf("%w: unknown reader mode %d", ErrInvalid, ropts.Mode)
+	}
+	if err := r.tail(ctx); err != nil {
+		r.dropCheckpoint(ctx)
+		return nil, err
+	}
+	if ropts.Mode != ReaderPinned && ropts.PollInterval > 0 {
+		r.wg.Add(1)
+		go r.poll()
+	}
+	return r, nil
+}
+
+// install makes m the base of the tree, keeping replayed rows newer than
+// its LastL0Seq.
+func (r *Reader) install(id uint64, m *manifest.Manifest) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.installLocked(id, m)
+}
+
+func (r *Reader) installLocked(id uint64, m *manifest.Manifest) {
+	old := r.mem
+	r.mem = newMemtable()
+	if old != nil {
+		var keep []base.Row
+		for _, row := range old.allRows() {
+			if row.Seq > m.LastL0Seq {
+				keep = append(keep, row)
+			}
+		}
+		if len(keep) > 0 {
+			r.mem.add(keep)
+		}
+	}
+	r.baseID, r.base = id, m
+	r.tree = treeOf(m)
+	r.tables.retain(r.tree.ids())
+	if r.nextWal <= m.ReplayAfterWalID {
+		r.nextWal = m.ReplayAfterWalID + 1
+		if r.walIter != nil {
+			r.walIter.Close()
+			r.walIter = nil
+		}
+	}
+	if m.LastL0Seq > r.seq {
+		r.seq = m.LastL0Seq
+	}
+}
+
+// moveCheckpoint (managed mode) replaces the reader's checkpoint with one
+// pinning the manifest being written, and installs that state.
+func (r *Reader) moveCheckpoint(ctx context.Context) error {
+	h := &manifestHandle{store: r.ms, role: roleNone, id: r.latestID, m: r.latest}
+	old := r.checkpoint
+	newID := uuid.New()
+	now := time.Now()
+	expires := now.Add(r.ropts.CheckpointLifetime)
+	id, err := h.update(ctx, func(m *manifest.Manifest, id uint64) error {
+		m.Checkpoints = slices.DeleteFunc(m.Checkpoints, func(c manifest.Checkpoint) bool { return c.ID == old })
+		m.Checkpoints = append(m.Checkpoints, manifest.Checkpoint{ID: newID, ManifestID: id, Created: now, Expires: expires, Name: "reader"})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("slate: creating the reader's checkpoint: %w", err)
+	}
+	_, m := h.current()
+	r.mu.Lock()
+	r.latestID, r.latest = id, m
+	r.checkpoint, r.cpExpires = newID, expires
+	r.installLocked(id, m)
+	r.mu.Unlock()
+	return nil
+}
+
+// dropCheckpoint deletes a managed reader's checkpoint (best effort).
+func (r *Reader) dropCheckpoint(ctx context.Context) {
+	r.mu.Lock()
+	cp := r.checkpoint
+	id, m := r.latestID, r.latest
+	r.checkpoint = uuid.UUID{}
+	r.mu.Unlock()
+	if cp == (uuid.UUID{}) {
+		return
+	}
+	h := &manifestHandle{store: r.ms, role: roleNone, id: id, m: m}
+	if _, err := h.update(ctx, func(m *manifest.Manifest, _ uint64) error {
+		m.Checkpoints = slices.DeleteFunc(m.Checkpoints, func(c manifest.Checkpoint) bool { return c.ID == cp })
+		return nil
+	}); err != nil {
+		r.log.Warn("slate: could not delete the reader's checkpoint; GC will expire it", "checkpoint", cp, "err", err)
+	}
+}
+
+// tail replays WAL files past what the reader has.
+func (r *Reader) tail(ctx context.Context) error {
+	r.mu.Lock()
+	if r.walEnd != 0 && r.nextWal >= r.walEnd {
+		r.mu.Unlock()
+		return nil
+	}
+	it := r.walIter
+	if it == nil {
+		var err error
+		it, err = r.wal.Iterator(ctx, WalRange{Start: r.nextWal, End: r.walEnd})
+		if err != nil {
+			r.mu.Unlock()
+			return err
+		}
+		r.walIter = it
+	}
+	r.mu.Unlock()
+	for {
+		rows, err := it.Next(ctx)
+		if err != nil {
+			if errors.Is(err, ErrWalTruncated) && r.walEnd == 0 {
+				return nil // GC moved past us; the next manifest poll rebuilds
+			}
+			return err
+		}
+		if rows == nil {
+			return nil
+		}
+		r.mu.Lock()
+		if r.walIter != it {
+			r.mu.Unlock()
+			return nil // rebuilt meanwhile
+		}
+		floor := r.base.LastL0Seq
+		var batch []base.Row
+		for _, row := range rows.Rows {
+			if row.Seq <= floor {
+				continue
+			}
+			batch = append(batch, row)
+			if row.Seq > r.seq {
+				r.seq = row.Seq
+			}
+		}
+		if len(batch) > 0 {
+			r.mem.add(batch)
+		}
+		r.nextWal = rows.LastConsumedWalID + 1
+		close(r.progress)
+		r.progress = make(chan struct{})
+		r.mu.Unlock()
+	}
+}
+
+// Refresh polls now: it reads newer manifests (moving a managed checkpoint
+// forward when the tree changed) and replays new WAL files. On return the
+// reader serves everything durable at the moment it started.
+func (r *Reader) Refresh(ctx context.Context) error {
+	r.refreshMu.Lock()
+	defer r.refreshMu.Unlock()
+	r.mu.Lock()
+	if r.closed != nil {
+		err := r.closed
+		r.mu.Unlock()
+		return err
+	}
+	pinned := r.ropts.Mode == ReaderPinned
+	id, m := r.latestID, r.latest
+	r.mu.Unlock()
+	if pinned {
+		return nil
+	}
+	nid, nm, err := r.ms.Refresh(ctx, id, m)
+	if errors.Is(err, objstore.ErrNotFound) {
+		nid, nm, err = r.ms.Latest(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.latestID, r.latest = nid, nm
+	changed := treeChanged(r.base, nm)
+	expiring := r.ropts.Mode == ReaderManagedCheckpoint && time.Until(r.cpExpires) < r.ropts.CheckpointLifetime/2
+	_, cpAlive := nm.Checkpoint(r.checkpoint)
+	r.mu.Unlock()
+	if r.ropts.Mode == ReaderManagedCheckpoint && (changed || expiring || !cpAlive) {
+		if err := r.moveCheckpoint(ctx); err != nil {
+			return err
+		}
+	} else if changed {
+		r.install(nid, nm)
+	}
+	return r.tail(ctx)
+}
+
+func treeChanged(a, b *manifest.Manifest) bool {
+	if a.LastL0Seq != b.LastL0Seq || len(a.L0) != len(b.L0) || len(a.Runs) != len(b.Runs) || a.LastCompactedL0 != b.LastCompactedL0 {
+		return true
+	}
+	for i := range a.L0 {
+		if a.L0[i].ID != b.L0[i].ID {
+			return true
+		}
+	}
+	for i := range a.Runs {
+		if a.Runs[i].ID != b.Runs[i].ID || len(a.Runs[i].SSTs) != len(b.Runs[i].SSTs) {
+			return true
+		}
+		for j := range a.Runs[i].SSTs {
+			if a.Runs[i].SSTs[j].ID != b.Runs[i].SSTs[j].ID {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (r *Reader) poll() {
+	defer r.wg.Done()
+	t := time.NewTicker(r.ropts.PollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case <-t.C:
+		}
+		if err := r.Refresh(context.Background()); err != nil && !errors.Is(err, ErrClosed) {
+			r.log.Warn("slate: reader poll failed; serving the last good state", "root", r.root, "err", err)
+		}
+	}
+}
+
+func (r *Reader) viewNow() (*view, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed != nil {
+		return nil, r.closed
+	}
+	return &view{seq: r.seq, mems: []*memtable{r.mem}, tree: r.tree, tables: r.tables}, nil
+}
+
+// Seq is the highest seq the reader serves.
+func (r *Reader) Seq() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.seq
+}
+
+// WaitSeq blocks until the reader serves seq (polling or a Refresh must
+// bring it), ctx ends, or the reader closes.
+func (r *Reader) WaitSeq(ctx context.Context, seq uint64) error {
+	for {
+		r.mu.Lock()
+		if r.seq >= seq {
+			r.mu.Unlock()
+			return nil
+		}
+		if r.closed != nil {
+			err := r.closed
+			r.mu.Unlock()
+			return err
+		}
+		ch := r.progress
+		r.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Checkpoint returns the managed checkpoint's id (zero in other modes).
+func (r *Reader) Checkpoint() uuid.UUID {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.checkpoint
+}
+
+// Get reads key at the reader's seq.
+func (r *Reader) Get(ctx context.Context, key []byte) ([]byte, bool, error) {
+	v, err := r.viewNow()
+	if err != nil {
+		return nil, false, err
+	}
+	return getValue(ctx, v, key)
+}
+
+// Scan iterates [start, end) at the reader's seq.
+func (r *Reader) Scan(ctx context.Context, start, end []byte) *Iterator {
+	v, err := r.viewNow()
+	if err != nil {
+		return errIterator(err)
+	}
+	return &Iterator{it: v.scan(ctx, start, end, nil)}
+}
+
+// Close stops polling and deletes a managed checkpoint.
+func (r *Reader) Close(ctx context.Context) error {
+	r.mu.Lock()
+	if r.closed != nil {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = ErrClosed
+	close(r.progress)
+	r.progress = make(chan struct{})
+	r.mu.Unlock()
+	close(r.stop)
+	r.wg.Wait()
+	r.refreshMu.Lock()
+	defer r.refreshMu.Unlock()
+	r.dropCheckpoint(ctx)
+	return nil
+}

@@ -53,3 +53,42 @@ fmt:
 
 # Room for later targets: extension (cmake build of the DuckDB extension),
 # proto (generated code), bench (benchmarks with counting stores).
+
+# --- proto -------------------------------------------------------------------
+#   make proto        regenerate core/internal/catalogpb from proto/ (buf +
+#                     protoc-gen-go, pinned below, installed into build/tools
+#                     from the Go module proxy on first use; no protoc, no BSR).
+#   make proto-check  regenerate into a temp dir and diff against the
+#                     checked-in code (fails when proto/ and catalogpb drift).
+#
+# The generated code is checked in: building moraine never needs buf.
+
+BUF_VERSION           ?= v1.75.0
+PROTOC_GEN_GO_VERSION ?= v1.36.12
+TOOLS_DIR             := $(CURDIR)/build/tools
+BUF                   := $(TOOLS_DIR)/buf
+PROTO_TOOL_STAMPS     := $(TOOLS_DIR)/.buf-$(BUF_VERSION) $(TOOLS_DIR)/.protoc-gen-go-$(PROTOC_GEN_GO_VERSION)
+# buf finds the local plugin protoc-gen-go on PATH: the pinned one first.
+PROTO_ENV             := PATH="$(TOOLS_DIR):$$PATH"
+
+.PHONY: proto proto-check
+
+proto: $(PROTO_TOOL_STAMPS)
+	$(PROTO_ENV) $(BUF) lint
+	$(PROTO_ENV) $(BUF) generate
+
+proto-check: $(PROTO_TOOL_STAMPS)
+	@tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
+	$(PROTO_ENV) $(BUF) lint && \
+	$(PROTO_ENV) $(BUF) generate --output "$$tmp" && \
+	diff -r -x doc.go -x '*_test.go' "$$tmp/core/internal/catalogpb" core/internal/catalogpb && \
+	echo "proto: generated code is up to date"
+
+# A version bump changes the stamp name, so the new version gets installed.
+$(TOOLS_DIR)/.buf-$(BUF_VERSION):
+	GOBIN=$(TOOLS_DIR) $(GO) install github.com/bufbuild/buf/cmd/buf@$(BUF_VERSION)
+	@touch $@
+
+$(TOOLS_DIR)/.protoc-gen-go-$(PROTOC_GEN_GO_VERSION):
+	GOBIN=$(TOOLS_DIR) $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+	@touch $@

@@ -35,10 +35,16 @@ func infoOf(c manifest.Checkpoint) CheckpointInfo {
 	return CheckpointInfo{ID: c.ID, ManifestID: c.ManifestID, Created: c.Created, Expires: c.Expires, Name: c.Name}
 }
 
-// addCheckpoint returns a manifest mutation adding a checkpoint.
+// addCheckpoint returns a manifest mutation adding a checkpoint. It is
+// idempotent: re-applied to a manifest that already holds the checkpoint it
+// keeps that one (and the manifest it pins).
 func addCheckpoint(opts CheckpointOptions, out *CheckpointInfo) func(m *manifest.Manifest, id uint64) error {
 	newID := uuid.New()
 	return func(m *manifest.Manifest, id uint64) error {
+		if c, ok := m.Checkpoint(newID); ok {
+			*out = infoOf(c)
+			return errNoChange
+		}
 		now := time.Now()
 		c := manifest.Checkpoint{ID: newID, ManifestID: id, Created: now, Name: opts.Name}
 		if opts.Lifetime > 0 {
@@ -136,12 +142,17 @@ func DeleteCheckpoint(ctx context.Context, store objstore.Store, root string, id
 	if err != nil {
 		return err
 	}
+	found := false // once seen, a retry that finds it gone is our own delete
 	_, err = h.update(ctx, func(m *manifest.Manifest, _ uint64) error {
 		n := len(m.Checkpoints)
 		m.Checkpoints = slices.DeleteFunc(m.Checkpoints, func(c manifest.Checkpoint) bool { return c.ID == id })
 		if len(m.Checkpoints) == n {
+			if found {
+				return errNoChange
+			}
 			return fmt.Errorf("%w: %s", ErrCheckpointMissing, id)
 		}
+		found = true
 		return nil
 	})
 	return err

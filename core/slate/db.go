@@ -9,6 +9,7 @@
 //	manifest/<20-digit id>.manifest   full state, version N+1 written create-if-absent
 //	wal/<20-digit id>.sst             WAL files, contiguous ids; zero bytes = a fence
 //	compacted/<ULID>.sst              L0 and sorted-run tables
+//	gc/manifest.boundary              ASCII u64: GC may have deleted manifests <= it
 //
 // The engine knows nothing about catalogs: keys and values are opaque
 // bytes. It must not import core (the catalog) or anything above it.
@@ -20,6 +21,64 @@
 // that sets ReplayAfterWalID = W, only once the WAL is durable past the
 // memtable's last seq. On open, the writer fences (epoch bump, WAL fence,
 // re-check) and replays WAL ids above the replay point.
+//
+// # Manifest ownership
+//
+// Several parties write manifest versions, each through a CAS that, on
+// conflict, re-reads the latest version and re-applies its own change, so
+// none loses another's: the writer owns L0 additions and the WAL, seq and
+// snapshot fields (ReplayAfterWalID, NextWalID, LastL0Seq,
+// RecentSnapshotMinSeq); the compactor owns the sorted runs, the removal of
+// the L0 tables it compacted, the LastCompactedL0 marker and its
+// RunningCompactions records; readers and admin calls own checkpoints; GC
+// removes expired checkpoints. Every change is idempotent (see
+// manifestHandle.update). The writer adopts the runs and marker from the
+// latest version on its manifest poll and after each of its own updates.
+//
+// # Compaction
+//
+// Size-tiered, as SlateDB's default scheduler (compactor.go): when L0 holds
+// at least MinSources tables, the oldest L0 tables (up to MaxSources) are
+// merged, together with the newest sorted runs whose size is at most
+// IncludeSizeThreshold times the source just newer than them, into one new
+// sorted run: non-overlapping SSTs in key order, cut at MaxSSTSize between
+// keys. Tables and runs always partition seqs newest to oldest (L0 newest
+// first, then runs newest first), so the merged sources are contiguous in
+// age and the new run takes their place. Versions are dropped when no
+// reader can see them: for each key, every version newer than the retention
+// seq (the oldest seq an active Snapshot or Txn of the writer reads) is
+// kept, plus the newest version at or below it, which is dropped too when
+// it is a tombstone and the output is the bottom-most run. Checkpoints need
+// no retention: the versions they see live in the SSTs their manifests
+// list, which GC keeps. A compactor holds compactor_epoch (claimed by CAS;
+// an older compactor then gets ErrFenced and publishes nothing) and records
+// each compaction in the manifest before writing outputs, so GC keeps the
+// unpublished outputs. The writer's L0 flush waits while L0 holds
+// Settings.L0MaxSSTs tables and its compactor is running.
+//
+// # Garbage collection
+//
+// GC (gc.go) deletes only what no party can still need. Each run first
+// removes expired checkpoints (a manifest CAS), then reads the latest
+// manifest and every manifest a checkpoint pins ("live" manifests), and:
+//   - deletes manifests that are not the latest, not pinned and older than
+//     MinAge, after raising gc/manifest.boundary to the largest id it
+//     deletes; a process with a stale view that writes an id at or below
+//     the boundary treats its write as a conflict (manifest.Store);
+//   - deletes WAL files older than MinAge outside every live range: ids
+//     above the latest ReplayAfterWalID (the writer and any new writer
+//     replay from there), and (ReplayAfterWalID, NextWalID) of each pinned
+//     manifest (what a pinned reader replays); zero-byte fences are never
+//     deleted, so a stalled older writer always finds its next id taken;
+//   - deletes SSTs under compacted/ that no live manifest lists and whose
+//     ULID time is below min(now - MinAge, the newest L0 ULID or the
+//     LastCompactedL0 marker of the latest manifest, the start of every
+//     running compaction). Writers mint each L0 ULID above the newest L0 and
+//     marker they know, and compactors mint outputs above their recorded
+//     start, so an SST uploaded but not yet published is never below the
+//     cutoff. The compactor also writes a short-lived checkpoint on the
+//     manifest its inputs came from, so the writer's and readers' in-flight
+//     reads of those inputs finish before GC may take them.
 package slate
 
 import (
@@ -27,6 +86,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -39,13 +99,17 @@ import (
 
 // DB is the read-write handle: the one fenced writer of a database.
 type DB struct {
-	store  objstore.Store
-	root   string
-	opts   options
-	log    *slog.Logger
-	mh     *manifestHandle
-	wal    WalWriter
-	tables *tableCache
+	store     objstore.Store
+	root      string
+	opts      options
+	log       *slog.Logger
+	mh        *manifestHandle
+	wal       WalWriter
+	walStore  objstore.Store // where the native WAL lives (main store unless WithWalStore)
+	walGC     WalGC          // nil: WAL files are not collected (plugged WAL without WalGC)
+	tables    *tableCache
+	compactor *Compactor
+	stats     readStats
 
 	mu          sync.Mutex
 	closed      error // sticky close reason
@@ -55,6 +119,7 @@ type DB struct {
 	mem         *memtable
 	imms        []*memtable // frozen, oldest first
 	tree        tree
+	treeID      uint64 // manifest id tree comes from
 	lastL0Seq   uint64
 	replayAfter uint64
 	progress    chan struct{} // closed and replaced on any progress
@@ -67,6 +132,10 @@ type DB struct {
 	stop      chan struct{}
 	wg        sync.WaitGroup
 	closeOnce sync.Once
+
+	// Background compaction and GC stop before the rest (Close).
+	bgCancel context.CancelFunc
+	bgWG     sync.WaitGroup
 }
 
 type committedBatch struct {
@@ -106,7 +175,7 @@ func Open(ctx context.Context, store objstore.Store, root string, opts ...Option
 		wal.Close(ctx)
 		return nil, err
 	}
-	_, m := mh.current()
+	mid, m := mh.current()
 	db := &DB{
 		store:       store,
 		root:        root,
@@ -114,9 +183,12 @@ func Open(ctx context.Context, store objstore.Store, root string, opts ...Option
 		log:         o.logger,
 		mh:          mh,
 		wal:         wal,
+		walStore:    walStore,
+		walGC:       o.walGC,
 		tables:      newTableCache(store, root, o.settings.WholeObjectBytes),
 		mem:         newMemtable(),
 		tree:        treeOf(m),
+		treeID:      mid,
 		lastL0Seq:   m.LastL0Seq,
 		replayAfter: m.ReplayAfterWalID,
 		progress:    make(chan struct{}),
@@ -132,14 +204,86 @@ func Open(ctx context.Context, store objstore.Store, root string, opts ...Option
 		return nil, err
 	}
 	db.committed, db.durable = db.lastSeq, db.lastSeq
+	if db.walGC == nil {
+		if o.walWriter == nil {
+			db.walGC = newNativeWAL(walStore, root, o.settings, o.logger)
+		} else if g, ok := o.walWriter.(WalGC); ok {
+			db.walGC = g
+		}
+	}
+	db.compactor = newCompactor(store, root, o, db)
 	wal.Subscribe(db.onWalEvent)
 	db.wg.Add(2)
 	go db.flusher()
 	go db.poller()
+	bg, cancel := context.WithCancel(context.Background())
+	db.bgCancel = cancel
+	if o.compactor.PollInterval > 0 {
+		db.compactor.background = true
+		db.bgWG.Add(1)
+		go func() { defer db.bgWG.Done(); db.compactor.loop(bg) }()
+	}
+	if o.gc.Interval > 0 {
+		db.bgWG.Add(1)
+		go func() { defer db.bgWG.Done(); db.gcLoop(bg) }()
+	}
 	if len(db.imms) > 0 {
 		db.kickFlush()
 	}
 	return db, nil
+}
+
+// installTreeLocked makes manifest id the source of the writer's tree if it
+// is newer than the current one (the L0 tables, runs and marker as the
+// latest manifest has them, compactions included), and drops cached tables
+// the new tree no longer lists.
+func (db *DB) installTreeLocked(id uint64, m *manifest.Manifest) {
+	if id <= db.treeID {
+		return
+	}
+	old := db.tree.ids()
+	db.tree, db.treeID = treeOf(m), id
+	now := db.tree.ids()
+	for tid := range old {
+		if !now[tid] {
+			db.tables.drop(tid)
+		}
+	}
+	db.signalLocked()
+}
+
+// adoptCurrent installs the writer handle's latest manifest as the tree.
+func (db *DB) adoptCurrent() {
+	id, m := db.mh.current()
+	db.mu.Lock()
+	db.installTreeLocked(id, m)
+	db.mu.Unlock()
+}
+
+// adoptLatest reads the latest manifest and installs it (after the
+// in-process compactor published).
+func (db *DB) adoptLatest(ctx context.Context) error {
+	if err := db.mh.refresh(ctx); err != nil {
+		return err
+	}
+	db.adoptCurrent()
+	return nil
+}
+
+// snapshotMinSeq is the oldest seq any active Snapshot or Txn of this
+// writer reads (the committed seq when there is none): compaction keeps
+// every version such a read can see.
+func (db *DB) snapshotMinSeq() uint64 {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	v := db.committed
+	for s := range db.snapshots {
+		v = min(v, s.seq)
+	}
+	for t := range db.txns {
+		v = min(v, t.startSeq)
+	}
+	return v
 }
 
 // checkWalStore records the WAL store's identity on first use and refuses a
@@ -328,6 +472,8 @@ func (db *DB) flusher() {
 // flushImm uploads one frozen memtable and publishes it. It first waits
 // until the WAL holds everything the memtable holds (#1255: data in L0 is
 // always in the WAL too), so a writer whose WAL was fenced uploads nothing.
+// While L0 is full and the compactor is running it waits for compaction
+// (backpressure).
 func (db *DB) flushImm(ctx context.Context, imm *memtable) error {
 	if db.awaitDurable(imm.lastSeq) != nil {
 		if err := db.wal.Flush(ctx); err != nil {
@@ -336,6 +482,9 @@ func (db *DB) flushImm(ctx context.Context, imm *memtable) error {
 		if err := db.waitFor(ctx, func() bool { return db.durable >= imm.lastSeq }); err != nil {
 			return err
 		}
+	}
+	if err := db.waitL0Room(ctx); err != nil {
+		return err
 	}
 	rows := imm.allRows()
 	b := sst.NewBuilder(sst.Options{Kind: sst.KindSorted, BlockSize: db.opts.settings.BlockSize,
@@ -349,7 +498,10 @@ func (db *DB) flushImm(ctx context.Context, imm *memtable) error {
 	if err != nil {
 		return err
 	}
-	id := ulid.Make()
+	// Above every L0 and the marker this writer knows (it published all of
+	// them): GC's cutoff never passes an L0 uploaded but not yet published.
+	_, cur := db.mh.current()
+	id := mintAfter(newestL0(cur))
 	if _, err := db.store.Put(ctx, db.tables.key(id), data); err != nil {
 		return fmt.Errorf("uploading L0 %s: %w", id, err)
 	}
@@ -357,7 +509,12 @@ func (db *DB) flushImm(ctx context.Context, imm *memtable) error {
 	h := manifest.SST{ID: id, Size: int64(len(data)), FirstKey: info.FirstKey, LastKey: info.LastKey,
 		MinSeq: info.MinSeq, MaxSeq: info.MaxSeq, Rows: int64(info.Rows)}
 	walTail := db.wal.Status().LastFlushedWalID
+	minSnap := db.snapshotMinSeq()
 	_, err = db.mh.update(ctx, func(m *manifest.Manifest, _ uint64) error {
+		if slices.ContainsFunc(m.L0, func(s manifest.SST) bool { return s.ID == id }) ||
+			(m.LastCompactedL0 != (ulid.ULID{}) && id.Compare(m.LastCompactedL0) <= 0) {
+			return errNoChange // published already (and maybe compacted since)
+		}
 		m.L0 = append([]manifest.SST{h}, m.L0...)
 		if imm.replayPoint > m.ReplayAfterWalID {
 			m.ReplayAfterWalID = imm.replayPoint
@@ -368,20 +525,56 @@ func (db *DB) flushImm(ctx context.Context, imm *memtable) error {
 		if walTail+1 > m.NextWalID {
 			m.NextWalID = walTail + 1
 		}
+		m.RecentSnapshotMinSeq = minSnap
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	_, m := db.mh.current()
+	mid, m := db.mh.current()
 	db.mu.Lock()
 	db.imms = db.imms[1:]
-	db.tree = treeOf(m)
+	db.installTreeLocked(mid, m)
 	db.lastL0Seq = m.LastL0Seq
 	db.replayAfter = m.ReplayAfterWalID
 	db.signalLocked()
 	db.mu.Unlock()
 	return nil
+}
+
+// newestL0 is the newest L0 table's id, or the marker when L0 is empty.
+func newestL0(m *manifest.Manifest) ulid.ULID {
+	if len(m.L0) > 0 {
+		return m.L0[0].ID
+	}
+	return m.LastCompactedL0
+}
+
+// waitL0Room blocks while L0 holds L0MaxSSTs tables and the in-process
+// compactor is running and healthy, kicking it.
+func (db *DB) waitL0Room(ctx context.Context) error {
+	limit := db.opts.settings.L0MaxSSTs
+	for {
+		db.mu.Lock()
+		n, closed, ch := len(db.tree.l0), db.closed, db.progress
+		db.mu.Unlock()
+		if closed != nil {
+			return closed
+		}
+		if n < limit || !db.compactor.healthy() {
+			return nil
+		}
+		db.compactor.kick()
+		t := time.NewTimer(time.Second)
+		select {
+		case <-ch:
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+		t.Stop()
+	}
 }
 
 // awaitDurable reports whether seq is durable (nil) or not yet.
@@ -417,7 +610,10 @@ func (db *DB) poller() {
 				return
 			}
 			db.log.Warn("slate: manifest poll failed", "err", err)
+			continue
 		}
+		// Take the runs and marker a compactor published.
+		db.adoptCurrent()
 	}
 }
 
@@ -514,6 +710,8 @@ func (db *DB) Close(ctx context.Context) error {
 		} else if !errors.Is(reason, ErrClosed) {
 			err = reason
 		}
+		db.bgCancel()
+		db.bgWG.Wait()
 		db.fail(ErrClosed)
 		close(db.stop)
 		db.wg.Wait()
@@ -534,8 +732,11 @@ type Stats struct {
 	LastL0Seq        uint64
 	L0               int
 	SortedRuns       int
+	SortedRunSSTs    int
 	FrozenMemtables  int
 	WalLastFlushedID uint64
+	CompactorEpoch   uint64
+	Checkpoints      int
 }
 
 // Stats returns the current state.
@@ -543,7 +744,15 @@ func (db *DB) Stats() Stats {
 	id, m := db.mh.current()
 	db.mu.Lock()
 	defer db.mu.Unlock()
+	runSSTs := 0
+	for _, r := range m.Runs {
+		runSSTs += len(r.SSTs)
+	}
 	return Stats{ManifestID: id, WriterEpoch: db.mh.epoch, LastSeq: db.lastSeq, DurableSeq: db.durable,
 		ReplayAfterWalID: m.ReplayAfterWalID, LastL0Seq: m.LastL0Seq, L0: len(m.L0), SortedRuns: len(m.Runs),
-		FrozenMemtables: len(db.imms), WalLastFlushedID: db.wal.Status().LastFlushedWalID}
+		SortedRunSSTs: runSSTs, FrozenMemtables: len(db.imms), WalLastFlushedID: db.wal.Status().LastFlushedWalID,
+		CompactorEpoch: m.CompactorEpoch, Checkpoints: len(m.Checkpoints)}
 }
+
+// ReadStats returns the point-read counters since Open.
+func (db *DB) ReadStats() ReadStats { return db.stats.snapshot() }

@@ -81,7 +81,16 @@ func envs() []*env {
 }
 
 func forEachEnv(t *testing.T, fn func(t *testing.T, e *env)) {
-	for _, e := range envs() {
+	runEnvs(t, envs(), fn)
+}
+
+// forEachLocalEnv runs fn on the memory and local configurations only.
+func forEachLocalEnv(t *testing.T, fn func(t *testing.T, e *env)) {
+	runEnvs(t, envs()[:3], fn)
+}
+
+func runEnvs(t *testing.T, list []*env, fn func(t *testing.T, e *env)) {
+	for _, e := range list {
 		t.Run(e.name, func(t *testing.T) {
 			if e.plugs {
 				e.memWAL = slatetest.NewMemWAL()

@@ -86,6 +86,13 @@ func loadManifest(ctx context.Context, store *manifest.Store, create bool) (uint
 // openHandle loads the latest manifest; for the writer and compactor roles
 // it then claims a new epoch (stored epoch + 1) by CAS.
 func openHandle(ctx context.Context, store *manifest.Store, r role, create bool) (*manifestHandle, error) {
+	return openHandleClaim(ctx, store, r, create, nil)
+}
+
+// openHandleClaim is openHandle with extra changes written in the same
+// version as the epoch claim (the compactor clears the in-flight records
+// of the compactors it fences).
+func openHandleClaim(ctx context.Context, store *manifest.Store, r role, create bool, claim func(*manifest.Manifest)) (*manifestHandle, error) {
 	id, m, err := loadManifest(ctx, store, create)
 	if err != nil {
 		return nil, err
@@ -103,6 +110,9 @@ func openHandle(ctx context.Context, store *manifest.Store, r role, create bool)
 			next.WriterEpoch++
 		case roleCompactor:
 			next.CompactorEpoch++
+		}
+		if claim != nil {
+			claim(next)
 		}
 		err := store.Create(ctx, h.id+1, next)
 		if err == nil {
@@ -156,6 +166,11 @@ func (h *manifestHandle) refreshLocked(ctx context.Context) error {
 // version, refreshing and re-applying on conflict. mutate must be safe to
 // run more than once (it always sees the latest state); id is the version
 // being written (a checkpoint taken in this update pins it).
+//
+// mutate must also be idempotent: applied to a manifest that already holds
+// its effect, it must change nothing (or only refresh times). A write that
+// landed but whose id GC passed right after is reported as a conflict (see
+// manifest.Store), and the retry then sees the first write's effect.
 func (h *manifestHandle) update(ctx context.Context, mutate func(m *manifest.Manifest, id uint64) error) (uint64, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -167,6 +182,9 @@ func (h *manifestHandle) update(ctx context.Context, mutate func(m *manifest.Man
 		}
 		next := h.m.Clone()
 		if err := mutate(next, h.id+1); err != nil {
+			if errors.Is(err, errNoChange) {
+				return h.id, nil
+			}
 			return 0, err
 		}
 		err := h.store.Create(ctx, h.id+1, next)
@@ -183,6 +201,10 @@ func (h *manifestHandle) update(ctx context.Context, mutate func(m *manifest.Man
 		}
 	}
 }
+
+// errNoChange, returned by an update's mutate, ends the update without
+// writing: the latest manifest already says what it would write.
+var errNoChange = errors.New("slate: manifest already up to date")
 
 // writerManifest adapts the writer's handle for WriterInit.
 type writerManifest struct{ h *manifestHandle }

@@ -34,8 +34,10 @@ type Settings struct {
 	// WholeObjectBytes: SSTs at most this large are read with one GET and
 	// kept in memory; larger ones are read by block (default 1 MiB).
 	WholeObjectBytes int
-	// L0MaxSSTs: L0 flushes wait while L0 holds this many SSTs and a
-	// compactor is running (default 8).
+	// L0MaxSSTs: L0 flushes wait while L0 holds this many SSTs and the
+	// in-process compactor is running and healthy (default 8), so L0 cannot
+	// grow without bound. With the background compactor off (or fenced by
+	// another compactor) flushes never wait.
 	L0MaxSSTs int
 }
 
@@ -80,8 +82,11 @@ type options struct {
 	walStore   objstore.Store
 	walWriter  WriterInit
 	walReader  WalReader
+	walGC      WalGC
 	logger     *slog.Logger
 	readerOpts ReaderOptions
+	gc         GCOptions
+	compactor  CompactorOptions
 }
 
 // Option configures Open and OpenReader.
@@ -101,6 +106,21 @@ func WithWalWriter(w WriterInit) Option { return func(o *options) { o.walWriter 
 // WithWalReader plugs in another WAL for readers.
 func WithWalReader(r WalReader) Option { return func(o *options) { o.walReader = r } }
 
+// WithWalGC sets how garbage collection deletes WAL files of a plugged-in
+// WAL (DB.RunGC, the background GC and the standalone RunGC). Without it a
+// plugged WriterInit that also implements WalGC is used, and the native
+// WAL collects its own files.
+func WithWalGC(g WalGC) Option { return func(o *options) { o.walGC = g } }
+
+// WithGC configures the writer's garbage collector (see GCOptions; the
+// background collector is on by default, Interval < 0 turns it off).
+func WithGC(g GCOptions) Option { return func(o *options) { o.gc = g } }
+
+// WithCompactor configures the writer's in-process compactor (see
+// CompactorOptions; on by default, PollInterval < 0 turns the background
+// compactor off, DB.Compact still works).
+func WithCompactor(c CompactorOptions) Option { return func(o *options) { o.compactor = c } }
+
 // WithLogger sets the logger (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
@@ -110,6 +130,8 @@ func buildOptions(opts []Option) options {
 		fn(&o)
 	}
 	o.settings.fill()
+	o.gc.fill()
+	o.compactor.fill()
 	if o.logger == nil {
 		o.logger = slog.Default()
 	}

@@ -51,18 +51,25 @@ type ReaderOptions struct {
 	// PollInterval: how often the reader looks for new data (default 10s;
 	// negative: only on Refresh).
 	PollInterval time.Duration
-	// CheckpointLifetime of a managed checkpoint (default 10 min); it is
-	// refreshed when half of it has passed.
+	// CheckpointLifetime of a managed checkpoint (default 10 min). The
+	// reader's poll loop replaces it with a fresh one once half of it has
+	// passed (with PollInterval < 0 the loop still runs, every quarter
+	// lifetime, only to do that), so it never expires while the reader is
+	// open. It must be at least twice PollInterval.
 	CheckpointLifetime time.Duration
 }
 
-func (o *ReaderOptions) fill() {
+func (o *ReaderOptions) fill() error {
 	if o.PollInterval == 0 {
 		o.PollInterval = 10 * time.Second
 	}
 	if o.CheckpointLifetime <= 0 {
 		o.CheckpointLifetime = 10 * time.Minute
 	}
+	if o.Mode == ReaderManagedCheckpoint && o.PollInterval > 0 && o.CheckpointLifetime < 2*o.PollInterval {
+		return fmt.Errorf("%w: CheckpointLifetime %v must be at least twice PollInterval %v", ErrInvalid, o.CheckpointLifetime, o.PollInterval)
+	}
+	return nil
 }
 
 // Reader is a read-only handle. It serves only durable data: the tree as
@@ -93,6 +100,7 @@ type Reader struct {
 	checkpoint uuid.UUID // managed mode
 	cpExpires  time.Time
 	progress   chan struct{}
+	stats      readStats
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -102,7 +110,9 @@ type Reader struct {
 // creates a database: an empty path is ErrNotInitialized.
 func OpenReader(ctx context.Context, store objstore.Store, root string, ropts ReaderOptions, opts ...Option) (*Reader, error) {
 	o := buildOptions(opts)
-	ropts.fill()
+	if err := ropts.fill(); err != nil {
+		return nil, err
+	}
 	ms := manifest.NewStore(store, root)
 	latestID, latest, err := ms.Latest(ctx)
 	if err != nil {
@@ -114,17 +124,25 @@ func OpenReader(ctx context.Context, store objstore.Store, root string, ropts Re
 	r := &Reader{store: store, root: root, ropts: ropts, log: o.logger, ms: ms,
 		tables: newTableCache(store, root, o.settings.WholeObjectBytes), latestID: latestID, latest: latest,
 		progress: make(chan struct{}), stop: make(chan struct{})}
-	switch {
-	case o.walReader != nil:
-		r.wal = o.walReader
-	case latest.WalStore != "" && (o.walStore == nil || o.walStore.String() != latest.WalStore):
-		return nil, fmt.Errorf("%w: the manifest records the WAL in %s; open the reader WithWalStore on it", ErrWalStoreMismatch, latest.WalStore)
-	default:
-		ws := store
-		if o.walStore != nil {
-			ws = o.walStore
+	// walFor picks the WAL reader for the state m (a pinned reader's WAL
+	// range lives in the store its own manifest records, which differs
+	// from the latest one's after MoveWalStore).
+	walFor := func(m *manifest.Manifest) error {
+		switch {
+		case o.walReader != nil:
+			r.wal = o.walReader
+		case m.WalStore != "" && (o.walStore == nil || o.walStore.String() != m.WalStore):
+			return fmt.Errorf("%w: the manifest records the WAL in %s; open the reader WithWalStore on it", ErrWalStoreMismatch, m.WalStore)
+		case m.WalStore == "" && o.walStore != nil && o.walStore.String() != store.String():
+			return fmt.Errorf("%w: the manifest records the WAL in the main store, but the reader was given %s", ErrWalStoreMismatch, o.walStore)
+		default:
+			ws := store
+			if o.walStore != nil {
+				ws = o.walStore
+			}
+			r.wal = newNativeWAL(ws, root, o.settings, o.logger)
 		}
-		r.wal = newNativeWAL(ws, root, o.settings, o.logger)
+		return nil
 	}
 	switch ropts.Mode {
 	case ReaderPinned:
@@ -136,13 +154,22 @@ func OpenReader(ctx context.Context, store objstore.Store, root string, ropts Re
 		if err != nil {
 			return nil, fmt.Errorf("slate: reading the manifest checkpoint %s pins (%d): %w", cp.ID, cp.ManifestID, err)
 		}
+		if err := walFor(base); err != nil {
+			return nil, err
+		}
 		r.install(cp.ManifestID, base)
 		r.walEnd = base.NextWalID
 	case ReaderManagedCheckpoint:
+		if err := walFor(latest); err != nil {
+			return nil, err
+		}
 		if err := r.moveCheckpoint(ctx); err != nil {
 			return nil, err
 		}
 	case ReaderFollowLatest:
+		if err := walFor(latest); err != nil {
+			return nil, err
+		}
 		r.install(latestID, latest)
 	default:
 		return nil, fmt.Errorf("%w: unknown reader mode %d", ErrInvalid, ropts.Mode)
@@ -151,9 +178,15 @@ func OpenReader(ctx context.Context, store objstore.Store, root string, ropts Re
 		r.dropCheckpoint(ctx)
 		return nil, err
 	}
-	if ropts.Mode != ReaderPinned && ropts.PollInterval > 0 {
+	switch {
+	case ropts.Mode == ReaderPinned:
+	case ropts.PollInterval > 0:
 		r.wg.Add(1)
-		go r.poll()
+		go r.poll(ropts.PollInterval, r.pollOnce)
+	case ropts.Mode == ReaderManagedCheckpoint:
+		// No polling for data, but the checkpoint must not expire.
+		r.wg.Add(1)
+		go r.poll(ropts.CheckpointLifetime/4, r.keepAlive)
 	}
 	return r, nil
 }
@@ -203,7 +236,10 @@ func (r *Reader) moveCheckpoint(ctx context.Context) error {
 	newID := uuid.New()
 	now := time.Now()
 	expires := now.Add(r.ropts.CheckpointLifetime)
-	id, err := h.update(ctx, func(m *manifest.Manifest, id uint64) error {
+	_, err := h.update(ctx, func(m *manifest.Manifest, id uint64) error {
+		if _, ok := m.Checkpoint(newID); ok {
+			return errNoChange // this very change landed already
+		}
 		m.Checkpoints = slices.DeleteFunc(m.Checkpoints, func(c manifest.Checkpoint) bool { return c.ID == old })
 		m.Checkpoints = append(m.Checkpoints, manifest.Checkpoint{ID: newID, ManifestID: id, Created: now, Expires: expires, Name: "reader"})
 		return nil
@@ -211,13 +247,48 @@ func (r *Reader) moveCheckpoint(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("slate: creating the reader's checkpoint: %w", err)
 	}
-	_, m := h.current()
+	hid, hm := h.current()
+	cp, _ := hm.Checkpoint(newID)
+	id := cp.ManifestID
+	m := hm
+	if id != hid {
+		// The checkpoint landed in an earlier version than the latest one
+		// (see manifestHandle.update): install the state it pins.
+		if m, err = r.ms.Get(ctx, id); err != nil {
+			return fmt.Errorf("slate: reading the reader's checkpointed manifest %d: %w", id, err)
+		}
+	}
 	r.mu.Lock()
-	r.latestID, r.latest = id, m
+	r.latestID, r.latest = hid, hm
 	r.checkpoint, r.cpExpires = newID, expires
 	r.installLocked(id, m)
 	r.mu.Unlock()
 	return nil
+}
+
+// keepAlive (managed mode without data polling) replaces the checkpoint
+// once half its lifetime has passed, or when GC removed it.
+func (r *Reader) keepAlive(ctx context.Context) error {
+	r.refreshMu.Lock()
+	defer r.refreshMu.Unlock()
+	r.mu.Lock()
+	closed, due := r.closed, time.Until(r.cpExpires) < r.ropts.CheckpointLifetime/2
+	r.mu.Unlock()
+	if closed != nil || !due {
+		return closed
+	}
+	// Refresh the latest manifest first: the update needs it as its base.
+	r.mu.Lock()
+	id, m := r.latestID, r.latest
+	r.mu.Unlock()
+	nid, nm, err := r.ms.Refresh(ctx, id, m)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.latestID, r.latest = nid, nm
+	r.mu.Unlock()
+	return r.moveCheckpoint(ctx)
 }
 
 // dropCheckpoint deletes a managed reader's checkpoint (best effort).
@@ -357,9 +428,12 @@ func treeChanged(a, b *manifest.Manifest) bool {
 	return false
 }
 
-func (r *Reader) poll() {
+func (r *Reader) pollOnce(ctx context.Context) error { return r.Refresh(ctx) }
+
+// poll runs fn every interval until Close.
+func (r *Reader) poll(interval time.Duration, fn func(context.Context) error) {
 	defer r.wg.Done()
-	t := time.NewTicker(r.ropts.PollInterval)
+	t := time.NewTicker(max(interval, time.Millisecond))
 	defer t.Stop()
 	for {
 		select {
@@ -367,7 +441,7 @@ func (r *Reader) poll() {
 			return
 		case <-t.C:
 		}
-		if err := r.Refresh(context.Background()); err != nil && !errors.Is(err, ErrClosed) {
+		if err := fn(context.Background()); err != nil && !errors.Is(err, ErrClosed) {
 			r.log.Warn("slate: reader poll failed; serving the last good state", "root", r.root, "err", err)
 		}
 	}
@@ -379,8 +453,11 @@ func (r *Reader) viewNow() (*view, error) {
 	if r.closed != nil {
 		return nil, r.closed
 	}
-	return &view{seq: r.seq, mems: []*memtable{r.mem}, tree: r.tree, tables: r.tables}, nil
+	return &view{seq: r.seq, mems: []*memtable{r.mem}, tree: r.tree, tables: r.tables, stats: &r.stats}, nil
 }
+
+// ReadStats returns the point-read counters since OpenReader.
+func (r *Reader) ReadStats() ReadStats { return r.stats.snapshot() }
 
 // Seq is the highest seq the reader serves.
 func (r *Reader) Seq() uint64 {

@@ -3,6 +3,7 @@ package slate
 import (
 	"bytes"
 	"context"
+	"sync/atomic"
 
 	"github.com/moraine-go/moraine/core/slate/internal/base"
 	"github.com/moraine-go/moraine/core/slate/internal/manifest"
@@ -18,13 +19,42 @@ type view struct {
 	mems   []*memtable // newest first
 	tree   tree
 	tables *tableCache
-	// readStats, when set, counts SSTs consulted (benchmarks).
+	// stats, when set, counts point reads and the SSTs they consult.
 	stats *readStats
 }
 
-type readStats struct{ sstsConsulted int64 }
+// readStats counts point reads for ReadStats (shared by every view of one
+// DB or Reader; safe for concurrent use).
+type readStats struct {
+	gets        atomic.Int64
+	sstReads    atomic.Int64
+	filterSkips atomic.Int64
+}
+
+func (s *readStats) snapshot() ReadStats {
+	if s == nil {
+		return ReadStats{}
+	}
+	return ReadStats{Gets: s.gets.Load(), SSTsConsulted: s.sstReads.Load(), FilterSkips: s.filterSkips.Load()}
+}
+
+// ReadStats counts point reads (Get) since the handle opened, to measure
+// read amplification: SSTsConsulted / Gets is the mean number of tables a
+// Get searched (after key-range and bloom-filter checks).
+type ReadStats struct {
+	// Gets is the number of point reads (DB, Snapshot, Txn or Reader Get).
+	Gets int64
+	// SSTsConsulted counts SSTs whose blocks a Get searched.
+	SSTsConsulted int64
+	// FilterSkips counts SSTs a Get skipped because their bloom filter
+	// ruled the key out.
+	FilterSkips int64
+}
 
 func (v *view) get(ctx context.Context, key []byte) (base.Row, bool, error) {
+	if v.stats != nil {
+		v.stats.gets.Add(1)
+	}
 	for _, m := range v.mems {
 		if r, ok := m.get(key, v.seq); ok {
 			return r, true, nil
@@ -56,10 +86,13 @@ func (v *view) getSST(ctx context.Context, h manifest.SST, key []byte) (base.Row
 		return base.Row{}, false, err
 	}
 	if !t.MayContain(key) {
+		if v.stats != nil {
+			v.stats.filterSkips.Add(1)
+		}
 		return base.Row{}, false, nil
 	}
 	if v.stats != nil {
-		v.stats.sstsConsulted++
+		v.stats.sstReads.Add(1)
 	}
 	r, ok, err := t.Get(ctx, key, v.seq)
 	if err != nil {

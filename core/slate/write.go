@@ -169,7 +169,7 @@ func (db *DB) viewLocked(seq uint64) *view {
 	for i := len(db.imms) - 1; i >= 0; i-- {
 		mems = append(mems, db.imms[i])
 	}
-	return &view{seq: seq, mems: mems, tree: db.tree, tables: db.tables}
+	return &view{seq: seq, mems: mems, tree: db.tree, tables: db.tables, stats: &db.stats}
 }
 
 func (db *DB) viewAt(seq uint64) (*view, error) {

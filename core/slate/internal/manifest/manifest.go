@@ -19,6 +19,7 @@
 //	           7 runs (Run, repeated, newest first)  8 checkpoints (repeated)
 //	           9 wal_store  10 last_compacted_l0 (ULID bytes)
 //	           11 recent_snapshot_min_seq  12 initialized
+//	           13 running_compactions (ULID bytes, repeated)
 //	SST:       1 id (ULID, 16 bytes)  2 size  3 first_key  4 last_key
 //	           5 min_seq  6 max_seq  7 rows
 //	Run:       1 id  2 ssts (SST, repeated, key order)
@@ -90,9 +91,16 @@ type Manifest struct {
 	L0                   []SST  // newest first
 	Runs                 []Run  // newest first
 	Checkpoints          []Checkpoint
-	WalStore             string // identity of the WAL's object store; "" = the main store
-	LastCompactedL0      ulid.ULID
-	RecentSnapshotMinSeq uint64
+	WalStore             string    // identity of the WAL's object store; "" = the main store
+	LastCompactedL0      ulid.ULID // newest L0 a compaction consumed; the writer never re-adds one at or below it
+	RecentSnapshotMinSeq uint64    // the writer's oldest active snapshot/txn seq (compaction retention)
+	// RunningCompactions names compactions in flight. Each id's ULID time is
+	// the compaction's start; every output SST it writes has a ULID at or
+	// after it, so GC keeps unreferenced SSTs that new (see the slate
+	// package doc). A compactor adds its id before writing outputs and
+	// removes it when it publishes; claiming the compactor epoch clears
+	// them all (their owners are fenced).
+	RunningCompactions []ulid.ULID
 }
 
 // New returns the state of a fresh database.
@@ -109,6 +117,7 @@ func (m *Manifest) Clone() *Manifest {
 		c.Runs[i] = Run{ID: r.ID, SSTs: slices.Clone(r.SSTs)}
 	}
 	c.Checkpoints = slices.Clone(m.Checkpoints)
+	c.RunningCompactions = slices.Clone(m.RunningCompactions)
 	return &c
 }
 
@@ -122,7 +131,10 @@ func (m *Manifest) Checkpoint(id uuid.UUID) (Checkpoint, bool) {
 	return Checkpoint{}, false
 }
 
-// Check verifies the manifest's internal invariants.
+// Check verifies the manifest's internal invariants: L0 tables and sorted
+// runs partition seqs from newest to oldest (each L0 is older than the one
+// before it, every run is older than every L0 and than the run before it),
+// runs have strictly descending ids and non-overlapping SSTs in key order.
 func (m *Manifest) Check() error {
 	for i := 1; i < len(m.L0); i++ {
 		if m.L0[i].MaxSeq >= m.L0[i-1].MinSeq {
@@ -130,12 +142,29 @@ func (m *Manifest) Check() error {
 				i, m.L0[i].MinSeq, m.L0[i].MaxSeq, i-1, m.L0[i-1].MinSeq, m.L0[i-1].MaxSeq)
 		}
 	}
-	for _, r := range m.Runs {
-		for i := 1; i < len(r.SSTs); i++ {
-			if string(r.SSTs[i-1].LastKey) >= string(r.SSTs[i].FirstKey) {
-				return fmt.Errorf("manifest: run %d SSTs %d and %d overlap", r.ID, i-1, i)
-			}
+	// newer: the lowest seq of everything newer than the source checked next.
+	newer, have := uint64(0), false
+	if n := len(m.L0); n > 0 {
+		newer, have = m.L0[n-1].MinSeq, true
+	}
+	for i, r := range m.Runs {
+		if i > 0 && r.ID >= m.Runs[i-1].ID {
+			return fmt.Errorf("manifest: run ids not descending (%d after %d)", r.ID, m.Runs[i-1].ID)
 		}
+		if len(r.SSTs) == 0 {
+			return fmt.Errorf("manifest: run %d has no SSTs", r.ID)
+		}
+		lo, hi := r.SSTs[0].MinSeq, r.SSTs[0].MaxSeq
+		for j, s := range r.SSTs {
+			if j > 0 && string(r.SSTs[j-1].LastKey) >= string(s.FirstKey) {
+				return fmt.Errorf("manifest: run %d SSTs %d and %d overlap", r.ID, j-1, j)
+			}
+			lo, hi = min(lo, s.MinSeq), max(hi, s.MaxSeq)
+		}
+		if have && hi >= newer {
+			return fmt.Errorf("manifest: run %d (seqs %d..%d) is not older than the tables before it (from seq %d)", r.ID, lo, hi, newer)
+		}
+		newer, have = lo, true
 	}
 	if m.NextWalID == 0 {
 		return fmt.Errorf("manifest: next_wal_id is 0")
@@ -219,6 +248,9 @@ func Encode(m *Manifest) []byte {
 		b = appendBytesField(b, 10, m.LastCompactedL0[:])
 	}
 	b = appendUint(b, 11, m.RecentSnapshotMinSeq)
+	for _, id := range m.RunningCompactions {
+		b = appendBytesField(b, 13, id[:])
+	}
 	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
 }
 
@@ -394,6 +426,12 @@ func Decode(data []byte) (*Manifest, error) {
 			m.LastCompactedL0 = id
 		case num == 11 && typ == protowire.VarintType:
 			m.RecentSnapshotMinSeq = v
+		case num == 13 && typ == protowire.BytesType:
+			id, err := decodeULID(bs, "running compaction")
+			if err != nil {
+				return err
+			}
+			m.RunningCompactions = append(m.RunningCompactions, id)
 		}
 		return nil
 	})

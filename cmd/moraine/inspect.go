@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/moraine-go/moraine/core"
+)
+
+func runInspect(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
+	var sf storeFlags
+	sf.register(fs)
+	last := fs.Int("snapshots", 20, "how many recent snapshots to list (0: all)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: moraine inspect [flags] URI\n\nPrints a lake's format, head, tables and recent snapshots. It reads only:\nnothing is written to the store.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return usageError{"inspect takes exactly one URI"}
+	}
+	uri := fs.Arg(0)
+	store, err := sf.open(ctx, uri)
+	if err != nil {
+		return err
+	}
+	cat, err := core.OpenReadOnly(ctx, store, core.CatalogOptions{Path: sf.path, FollowLatest: true, ReaderPollInterval: -1})
+	if err != nil {
+		return err
+	}
+	defer cat.Close(ctx)
+	return printCatalog(ctx, out, uri, cat, *last)
+}
+
+// printCatalog writes a human-readable summary of a catalog.
+func printCatalog(ctx context.Context, out io.Writer, uri string, cat *core.Catalog, lastSnapshots int) error {
+	snap, err := cat.Snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	format, origin := cat.Format()
+	fmt.Fprintf(out, "lake      %s\n", uri)
+	originText := "none (single-writer catalog)"
+	if origin != nil {
+		originText = fmt.Sprintf("%d (log-resident)", *origin)
+	}
+	fmt.Fprintf(out, "format    %d, commit-log origin: %s\n", format, originText)
+	h := snap.Head()
+	fmt.Fprintf(out, "head      snapshot %d, batch %d, schema version %d\n", h.SnapshotID, h.BatchSeq, snap.Snapshot().SchemaVersion)
+	if dp, ok := snap.Option(core.ScopeGlobal, 0, "data_path"); ok {
+		fmt.Fprintf(out, "data path %s\n", dp)
+	}
+	fmt.Fprintln(out)
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TABLE\tID\tCOLUMNS\tDATA FILES\tDELETE FILES\tINLINED ROWS\tRECORDS")
+	for _, s := range snap.Schemas() {
+		for _, t := range snap.Tables(s.ID) {
+			var cols []string
+			for _, c := range snap.Columns(t.ID) {
+				if c.Parent == nil {
+					cols = append(cols, c.Name+" "+c.Type)
+				}
+			}
+			st, _ := snap.TableStats(t.ID)
+			fmt.Fprintf(tw, "%s.%s\t%d\t%s\t%d\t%d\t%d\t%d\n", s.Name, t.Name, t.ID, strings.Join(cols, ", "),
+				len(snap.DataFiles(t.ID)), len(snap.DeleteFiles(t.ID)), snap.InlinedRowCount(t.ID), st.RecordCount)
+		}
+	}
+	tw.Flush()
+	if views := snap.AllViews(); len(views) > 0 {
+		fmt.Fprintln(out)
+		for _, v := range views {
+			fmt.Fprintf(out, "view %d %s: %s\n", v.ID, v.Name, v.SQL)
+		}
+	}
+	snaps, err := cat.Snapshots(ctx, 0)
+	if err != nil {
+		return err
+	}
+	if lastSnapshots > 0 && len(snaps) > lastSnapshots {
+		snaps = snaps[len(snaps)-lastSnapshots:]
+	}
+	fmt.Fprintln(out)
+	tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SNAPSHOT\tTIME\tSCHEMA VERSION\tCHANGES\tAUTHOR / MESSAGE")
+	for _, s := range snaps {
+		note := ""
+		if s.Author != nil {
+			note = *s.Author
+		}
+		if s.CommitMessage != nil {
+			note += " " + *s.CommitMessage
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\n", s.ID, s.Time.Format("2006-01-02 15:04:05.000"), s.SchemaVersion, s.ChangesMade, strings.TrimSpace(note))
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"context"
+	"flag"
+
+	"github.com/moraine-go/moraine/core/objstore"
+)
+
+// storeFlags are the flags every command that opens a lake takes.
+type storeFlags struct {
+	path     string
+	endpoint string
+	region   string
+	keyID    string
+	secret   string
+	token    string
+	urlStyle string
+}
+
+func (s *storeFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&s.path, "path", "", "the catalog's prefix inside the store")
+	fs.StringVar(&s.endpoint, "s3-endpoint", "", "S3 endpoint URL (default: AWS, or AWS_ENDPOINT_URL_S3)")
+	fs.StringVar(&s.region, "s3-region", "", "S3 region (default: AWS_REGION or us-east-1)")
+	fs.StringVar(&s.keyID, "s3-access-key-id", "", "S3 access key id (default: AWS_ACCESS_KEY_ID)")
+	fs.StringVar(&s.secret, "s3-secret-access-key", "", "S3 secret access key (default: AWS_SECRET_ACCESS_KEY)")
+	fs.StringVar(&s.token, "s3-session-token", "", "S3 session token (default: AWS_SESSION_TOKEN)")
+	fs.StringVar(&s.urlStyle, "s3-url-style", "", "S3 URL style: path or vhost (default: path with an endpoint)")
+}
+
+func (s *storeFlags) open(ctx context.Context, uri string) (objstore.Store, error) {
+	return objstore.Open(ctx, uri, objstore.Options{S3: objstore.S3Options{
+		Endpoint: s.endpoint, Region: s.region, AccessKeyID: s.keyID, SecretAccessKey: s.secret,
+		SessionToken: s.token, URLStyle: s.urlStyle,
+	}})
+}

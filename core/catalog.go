@@ -1,0 +1,408 @@
+// Package core is moraine's catalog: DuckLake's metadata model (snapshots,
+// schemas, tables, columns, files, statistics, inlined rows, ...) kept in
+// the core/slate engine on an object store, with DuckLake's snapshot
+// semantics, time travel, and the single-writer commit protocol.
+//
+// Layout: every record is one engine key (package core/keys) whose value is
+// a framed protobuf message (codec.go). Live versions sit in the current
+// subspace and ended ones in history, so loading the head reads only the
+// live catalog. Every commit is exactly one engine write batch holding the
+// new snapshot record, all entity changes and the head stamp sys/head =
+// {snapshot id, batch seq}.
+//
+// The package must not import the commit-log provider, the extension or
+// anything above it; a commit-log provider plugs in through the interface
+// this package defines (RFC 0024).
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/moraine-go/moraine/core/keys"
+	"github.com/moraine-go/moraine/core/objstore"
+	"github.com/moraine-go/moraine/core/slate"
+)
+
+// Format versions (sys/format). See ARCHITECTURE.md §5.
+const (
+	// FormatLegacy is the legacy base format.
+	FormatLegacy uint64 = 9
+	// FormatLegacyLog marks a legacy log-resident catalog.
+	FormatLegacyLog uint64 = 10
+	// FormatNameDirectory adds the persistent name directory and the
+	// commit-log origin field.
+	FormatNameDirectory uint64 = 11
+	// FormatDeleteTargets adds the delete-file target lookup.
+	FormatDeleteTargets uint64 = 12
+	// FormatCurrent is what new catalogs are created at.
+	FormatCurrent = FormatDeleteTargets
+	// MinFormat is the oldest format this build opens (after migration).
+	MinFormat = FormatLegacy
+)
+
+// WriterVersion is recorded in the format record by every writer.
+const WriterVersion = "moraine-go/0.1.0"
+
+// Catalog is an open catalog: read-write (one per store: a newer
+// read-write open fences the older) or read-only (any number).
+type Catalog struct {
+	store    objstore.Store
+	opts     CatalogOptions
+	log      *slog.Logger
+	readOnly bool
+	db       *slate.DB     // read-write
+	reader   *slate.Reader // read-only
+	format   formatRecord
+
+	mu      sync.Mutex
+	closed  bool
+	held    *CatalogSnapshot // read-write: the head state, folded forward by commits
+	queue   []*commitReq
+	leading bool
+	leaderW sync.WaitGroup
+}
+
+// Open opens the catalog at opts.Path in store for reading and writing,
+// creating it (snapshot 0 with schema "main") when the store is empty. It
+// fences any other read-write open of the same catalog.
+func Open(ctx context.Context, store objstore.Store, opts CatalogOptions) (*Catalog, error) {
+	opts = opts.withDefaults()
+	if opts.Checkpoint != "" {
+		return nil, errorf(Configuration, "a checkpoint (%s) pins a read-only open; a read-write open cannot use one", opts.Checkpoint)
+	}
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		c, err := openWriter(ctx, store, opts)
+		if err == nil {
+			return c, nil
+		}
+		lastErr = err
+		// Only a genesis that lost to a concurrent first open is retried.
+		if !errors.Is(err, OpenRaced) {
+			return nil, err
+		}
+	}
+	return nil, lastErr
+}
+
+func engineStore(store objstore.Store, opts CatalogOptions) objstore.Store {
+	if opts.DisableRetry {
+		return store
+	}
+	return objstore.WithRetry(store, objstore.RetryOptions{Logger: opts.Logger})
+}
+
+func engineOptions(opts CatalogOptions) []slate.Option {
+	eo := []slate.Option{slate.WithSettings(opts.engineSettings()), slate.WithLogger(opts.Logger)}
+	if opts.WalStore != nil {
+		eo = append(eo, slate.WithWalStore(engineStore(opts.WalStore, opts)))
+	}
+	return eo
+}
+
+func openWriter(ctx context.Context, store objstore.Store, opts CatalogOptions) (*Catalog, error) {
+	es := engineStore(store, opts)
+	db, err := slate.Open(ctx, es, opts.Path, engineOptions(opts)...)
+	if err != nil {
+		return nil, storeErr(err, "opening the catalog at %s (path %q)", store, opts.Path)
+	}
+	c := &Catalog{store: es, opts: opts, log: opts.Logger, db: db}
+	f, ok, err := readFormat(ctx, db)
+	if err != nil {
+		db.Close(ctx)
+		return nil, err
+	}
+	if !ok {
+		if err := c.bootstrap(ctx); err != nil {
+			db.Close(ctx)
+			return nil, err
+		}
+		f, _, err = readFormat(ctx, db)
+		if err != nil {
+			db.Close(ctx)
+			return nil, err
+		}
+	}
+	if err := validateFormat(ctx, db, f); err != nil {
+		db.Close(ctx)
+		return nil, err
+	}
+	c.format = *f
+	held, err := load(ctx, db, nil)
+	if err != nil {
+		db.Close(ctx)
+		return nil, err
+	}
+	c.held = held
+	return c, nil
+}
+
+// bootstrap writes genesis: the format record, snapshot 0, schema "main",
+// the global options and the head, in one batch. Concurrent first opens
+// fence each other, so exactly one genesis lands.
+func (c *Catalog) bootstrap(ctx context.Context) error {
+	txn, err := c.db.Begin()
+	if err != nil {
+		return storeErr(err, "bootstrapping")
+	}
+	defer txn.Rollback()
+	if _, ok, err := readHead(ctx, txn); err != nil || ok {
+		return err // someone else's genesis is already here
+	}
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	main := &Schema{ID: 0, Versioned: Versioned{Begin: 0}, UUID: uuid.New(), Name: "main", Path: "main/", PathIsRelative: true}
+	snap := &Snapshot{ID: 0, Time: now, SchemaVersion: 0, NextCatalogID: 1, NextFileID: 0,
+		ChangesMade: formatChanges([]change{{Kind: chCreatedSchema, Name: []string{"main"}}})}
+	global := &Options{Scope: ScopeGlobal, ScopeID: 0, Values: map[string]string{"encrypted": fmt.Sprint(c.opts.Encrypted)}}
+	if c.opts.DataPath != "" {
+		global.Values["data_path"] = c.opts.DataPath
+	}
+	txn.Put(keys.Format(), encodeFormat(&formatRecord{Format: FormatCurrent, WriterVersion: WriterVersion}))
+	txn.Put(keys.Snapshot(0), encodeSnapshot(snap))
+	txn.Put(keys.CurrentSchema(0), encodeSchema(main))
+	txn.Put(keys.NameDir(keys.NameSchema, 0, "main"), encodeNameDir([]nameDirEntry{{Name: "main", ID: 0}}))
+	txn.Put(keys.CurrentOption(uint64(ScopeGlobal), 0), encodeOptions(global))
+	txn.Put(keys.Head(), encodeHead(&headRecord{SnapshotID: 0, BatchSeq: 0}))
+	if _, err := txn.Commit(ctx, slate.WriteOptions{}); err != nil {
+		if errors.Is(err, slate.ErrFenced) {
+			return wrapf(OpenRaced, err, "a concurrent open created or took this catalog first; open again")
+		}
+		return storeErr(err, "writing genesis")
+	}
+	return nil
+}
+
+// validateFormat refuses what this build cannot serve: an unknown future
+// format first, then a catalog mid-migration, then a log-resident catalog
+// without a commit-log provider.
+func validateFormat(ctx context.Context, kv kvReader, f *formatRecord) error {
+	if f.Format > FormatCurrent {
+		return errorf(Migration, "the catalog is at format %d, newer than this build understands (up to %d): upgrade moraine", f.Format, FormatCurrent)
+	}
+	if f.Format < MinFormat {
+		return errorf(Migration, "the catalog is at format %d, older than this build opens (%d and up): run `moraine migrate` with an older release first", f.Format, MinFormat)
+	}
+	if _, ok, err := kv.Get(ctx, keys.Migration()); err != nil {
+		return storeErr(err, "reading the migration marker")
+	} else if ok {
+		return errorf(Migration, "the catalog is in the middle of a format migration: finish it with `moraine migrate <uri>`")
+	}
+	if f.Format == FormatLegacyLog || f.Origin != nil {
+		return errorf(Migration, "the catalog is log-resident (format %d with a commit-log origin): it needs a commit-log provider (the moraine commit-log library, registered with RegisterCommitLog) to be opened", f.Format)
+	}
+	return nil
+}
+
+// OpenReadOnly opens the catalog for reading. It never creates one: an
+// empty store is refused. With opts.Checkpoint set it reads exactly the
+// state that checkpoint pins and writes nothing; otherwise it follows new
+// commits every opts.ReaderPollInterval.
+func OpenReadOnly(ctx context.Context, store objstore.Store, opts CatalogOptions) (*Catalog, error) {
+	opts = opts.withDefaults()
+	ro := slate.ReaderOptions{PollInterval: opts.ReaderPollInterval}
+	if opts.FollowLatest {
+		ro.Mode = slate.ReaderFollowLatest
+	}
+	if opts.Checkpoint != "" {
+		id, err := uuid.Parse(opts.Checkpoint)
+		if err != nil {
+			return nil, errorf(InvalidArgument, "checkpoint %q is not a UUID", opts.Checkpoint)
+		}
+		ro.Mode = slate.ReaderPinned
+		ro.Checkpoint = id
+	}
+	es := engineStore(store, opts)
+	r, err := slate.OpenReader(ctx, es, opts.Path, ro, engineOptions(opts)...)
+	if err != nil {
+		switch {
+		case errors.Is(err, slate.ErrNotInitialized):
+			return nil, errorf(NotFound, "no moraine catalog at %s (path %q): open it read-write once to create it", store, opts.Path)
+		case errors.Is(err, slate.ErrCheckpointMissing):
+			return nil, wrapf(NotFound, err, "checkpoint %s does not exist in the catalog at %s", opts.Checkpoint, store)
+		}
+		return nil, storeErr(err, "opening the catalog at %s (path %q) read-only", store, opts.Path)
+	}
+	c := &Catalog{store: es, opts: opts, log: opts.Logger, readOnly: true, reader: r}
+	f, ok, err := readFormat(ctx, r)
+	if err == nil && !ok {
+		err = errorf(NotFound, "no moraine catalog at %s (path %q): the store holds an engine but no catalog; open it read-write once to create it", store, opts.Path)
+	}
+	if err == nil {
+		err = validateFormat(ctx, r, f)
+	}
+	if err != nil {
+		r.Close(ctx)
+		return nil, err
+	}
+	c.format = *f
+	return c, nil
+}
+
+// ReadOnly reports whether the handle was opened read-only.
+func (c *Catalog) ReadOnly() bool { return c.readOnly }
+
+// Format returns the catalog's format record as of open.
+func (c *Catalog) Format() (format uint64, origin *uint64) {
+	return c.format.Format, c.format.Origin
+}
+
+func (c *Catalog) kv() kvReader {
+	if c.readOnly {
+		return c.reader
+	}
+	return c.db
+}
+
+// Head returns the catalog's head stamp.
+func (c *Catalog) Head(ctx context.Context) (Head, error) {
+	if err := c.checkOpen(); err != nil {
+		return Head{}, err
+	}
+	if !c.readOnly {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.held != nil {
+			return c.held.head, nil
+		}
+	}
+	h, ok, err := readHead(ctx, c.kv())
+	if err == nil && !ok {
+		err = errorf(Corruption, "the catalog has no head record")
+	}
+	return h, err
+}
+
+func (c *Catalog) checkOpen() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return errorf(InvalidArgument, "the catalog handle is closed")
+	}
+	return nil
+}
+
+// Snapshot returns the catalog at its head. A read-write handle serves its
+// own latest commit; a read-only handle serves what it has polled, and
+// accepts a materialization only if the head stamp did not move while it
+// was built.
+func (c *Catalog) Snapshot(ctx context.Context) (*CatalogSnapshot, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	if !c.readOnly {
+		c.mu.Lock()
+		held := c.held
+		c.mu.Unlock()
+		if held != nil {
+			return held, nil
+		}
+		s, err := load(ctx, c.db, nil)
+		if err != nil {
+			return nil, err
+		}
+		c.mu.Lock()
+		if c.held == nil {
+			c.held = s
+		}
+		c.mu.Unlock()
+		return s, nil
+	}
+	return c.stableLoad(ctx, nil)
+}
+
+// stableLoad materializes on a read-only handle, retrying while a poll
+// moves the head underneath.
+func (c *Catalog) stableLoad(ctx context.Context, at *SnapshotID) (*CatalogSnapshot, error) {
+	for attempt := 0; attempt < readOnlyStableTries; attempt++ {
+		before, _, err := readHead(ctx, c.reader)
+		if err != nil {
+			return nil, err
+		}
+		s, err := load(ctx, c.reader, at)
+		if err != nil {
+			return nil, err
+		}
+		after, _, err := readHead(ctx, c.reader)
+		if err != nil {
+			return nil, err
+		}
+		if before == after {
+			if at == nil {
+				s.head = after
+			}
+			return s, nil
+		}
+	}
+	return nil, errorf(RetryExhausted, "the catalog kept changing while being read (%d attempts); try again", readOnlyStableTries)
+}
+
+// SnapshotAt returns the catalog as it was at snapshot id (time travel).
+func (c *Catalog) SnapshotAt(ctx context.Context, id SnapshotID) (*CatalogSnapshot, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	if c.readOnly {
+		return c.stableLoad(ctx, &id)
+	}
+	snap := c.db.Snapshot()
+	defer snap.Release()
+	return load(ctx, snap, &id)
+}
+
+// Snapshots lists snapshot records from (inclusive) to the head.
+func (c *Catalog) Snapshots(ctx context.Context, from SnapshotID) ([]Snapshot, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	var out []Snapshot
+	err := scanPrefix(ctx, c.kv(), keys.SubspacePrefix(keys.SubspaceSnapshot), func(k keys.Key, v []byte) error {
+		if SnapshotID(k.Comps[0]) < from {
+			return nil
+		}
+		s, err := decodeSnapshot(v)
+		if err != nil {
+			return err
+		}
+		out = append(out, *s)
+		return nil
+	})
+	return out, err
+}
+
+// Refresh makes a read-only handle poll for new commits now.
+func (c *Catalog) Refresh(ctx context.Context) error {
+	if err := c.checkOpen(); err != nil {
+		return err
+	}
+	if !c.readOnly {
+		return nil
+	}
+	return storeErr(c.reader.Refresh(ctx), "refreshing")
+}
+
+// Close releases the handle. A read-write handle first waits for commits
+// in flight and flushes the engine.
+func (c *Catalog) Close(ctx context.Context) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	c.mu.Unlock()
+	c.leaderW.Wait()
+	if c.readOnly {
+		return storeErr(c.reader.Close(ctx), "closing")
+	}
+	err := c.db.Close(ctx)
+	if errors.Is(err, slate.ErrFenced) {
+		return nil // the newer writer holds everything we committed
+	}
+	return storeErr(err, "closing")
+}

@@ -1,0 +1,487 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/moraine-go/moraine/core/keys"
+	"github.com/moraine-go/moraine/core/slate"
+)
+
+// commitReq is one Commit caller waiting on the group committer.
+type commitReq struct {
+	fn   func(*Transaction) error
+	done chan commitResult
+	// attempts counts lost-race re-runs so far.
+	attempts int
+}
+
+type commitResult struct {
+	id  SnapshotID
+	err error
+}
+
+// Commit runs fn against the catalog's head and commits what it staged as
+// one new snapshot, returning its id (or the head's id if fn staged
+// nothing). fn may run more than once: after a lost race that does not
+// truly conflict it re-runs against the new head, so it must derive
+// everything from the Transaction it is given.
+//
+// Concurrent callers share one engine write (group commit): each still
+// mints its own snapshot, in arrival order, and the write is all-or-none.
+// An error from fn fails only that caller.
+//
+// Errors: CommitConflict when a concurrent commit truly conflicts (the only
+// error whose text contains "conflict"); RetryExhausted after too many
+// benign lost races; OutcomeUnknown when the write may or may not have
+// landed (re-read the head before trying again); Fenced when another
+// read-write open took the catalog.
+func (c *Catalog) Commit(ctx context.Context, fn func(*Transaction) error) (SnapshotID, error) {
+	if c.readOnly {
+		return 0, errorf(InvalidArgument, "the catalog was opened read-only; open it read-write to commit")
+	}
+	req := &commitReq{fn: fn, done: make(chan commitResult, 1)}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return 0, errorf(InvalidArgument, "the catalog handle is closed")
+	}
+	c.queue = append(c.queue, req)
+	if !c.leading {
+		c.leading = true
+		c.leaderW.Add(1)
+		go c.lead()
+	}
+	c.mu.Unlock()
+	select {
+	case r := <-req.done:
+		return r.id, r.err
+	case <-ctx.Done():
+		// The batch runs on; the caller only stops waiting.
+		return 0, wrapf(OutcomeUnknown, ctx.Err(), "stopped waiting for the commit; it may or may not land: re-read the head before retrying")
+	}
+}
+
+// lead drains the queue in batches of up to maxGroupMembers. It runs on its
+// own goroutine so a caller's cancellation never drops a durable write.
+func (c *Catalog) lead() {
+	defer c.leaderW.Done()
+	for {
+		c.mu.Lock()
+		if len(c.queue) == 0 {
+			c.leading = false
+			c.mu.Unlock()
+			return
+		}
+		n := min(len(c.queue), maxGroupMembers)
+		batch := slices.Clone(c.queue[:n])
+		c.queue = c.queue[n:]
+		c.mu.Unlock()
+		c.runBatch(context.Background(), batch)
+	}
+}
+
+// member is one batch member's outcome while the batch is assembled.
+type member struct {
+	req *commitReq
+	txn *Transaction
+	err error
+}
+
+// runBatch commits members as one engine write, retrying benign lost races.
+func (c *Catalog) runBatch(ctx context.Context, reqs []*commitReq) {
+	for len(reqs) > 0 {
+		retry, err := c.tryBatch(ctx, reqs)
+		if err == nil && len(retry) == 0 {
+			return
+		}
+		if err != nil {
+			for _, r := range reqs {
+				r.done <- commitResult{err: err}
+			}
+			return
+		}
+		// Benign lost race: back off, then re-run these members.
+		var next []*commitReq
+		for _, r := range retry {
+			r.attempts++
+			if r.attempts >= c.opts.MaxCommitAttempts {
+				r.done <- commitResult{err: errorf(RetryExhausted, "the commit lost %d races to concurrent commits; try again later", r.attempts)}
+				continue
+			}
+			next = append(next, r)
+		}
+		if len(next) > 0 {
+			time.Sleep(backoff(next[0].attempts))
+		}
+		reqs = next
+	}
+}
+
+// backoff before attempt k (k >= 1): min(2ms * 2^(k-1), 50ms) + jitter < 2ms.
+func backoff(k int) time.Duration {
+	d := 2 * time.Millisecond << (k - 1)
+	if d > 50*time.Millisecond || d <= 0 {
+		d = 50 * time.Millisecond
+	}
+	return d + time.Duration(rand.Int64N(int64(2*time.Millisecond)))
+}
+
+// tryBatch runs every member's closure against the fold of the members
+// before it, writes one batch and delivers results. It returns members to
+// re-run after a benign lost race, or an error for all of them.
+func (c *Catalog) tryBatch(ctx context.Context, reqs []*commitReq) ([]*commitReq, error) {
+	etxn, err := c.db.Begin()
+	if err != nil {
+		return nil, storeErr(err, "starting a commit")
+	}
+	defer etxn.Rollback()
+	head, ok, err := readHead(ctx, etxn)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errorf(Corruption, "the catalog has no head record")
+	}
+	base, err := c.baseFor(ctx, etxn, head)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	fold := base
+	members := make([]member, len(reqs))
+	var landed []*member
+	for i, r := range reqs {
+		t := newTransaction(fold, now, c.format.Format)
+		members[i] = member{req: r, txn: t}
+		if err := runClosure(r.fn, t); err != nil {
+			members[i].err = err
+			continue
+		}
+		if !t.changed() {
+			continue
+		}
+		t.finish()
+		fold = t.next
+		landed = append(landed, &members[i])
+	}
+	deliver := func() {
+		for i := range members {
+			m := &members[i]
+			switch {
+			case m.err != nil:
+				m.req.done <- commitResult{err: m.err}
+			case m.txn.changed():
+				m.req.done <- commitResult{id: m.txn.id}
+			default:
+				// Nothing staged: the head as this member saw it.
+				m.req.done <- commitResult{id: m.txn.base.snap.ID}
+			}
+		}
+	}
+	if len(landed) == 0 {
+		deliver()
+		return nil, nil
+	}
+	newHead := Head{SnapshotID: fold.snap.ID, BatchSeq: head.BatchSeq + 1}
+	for _, m := range landed {
+		for _, k := range m.txn.order {
+			w := m.txn.writes[k]
+			if w.value == nil {
+				etxn.Delete(w.key)
+			} else {
+				etxn.Put(w.key, w.value)
+			}
+		}
+	}
+	etxn.Put(keys.Head(), encodeHead(&headRecord{SnapshotID: newHead.SnapshotID, BatchSeq: newHead.BatchSeq}))
+	h, err := etxn.Commit(ctx, slate.WriteOptions{})
+	if err != nil {
+		if errors.Is(err, slate.ErrTxnConflict) {
+			return c.lostRace(ctx, reqs, members, head)
+		}
+		c.dropHeld()
+		if h.Seq != 0 {
+			return nil, wrapf(OutcomeUnknown, err, "the commit was written but not confirmed durable; it may or may not have landed: re-read the head before retrying")
+		}
+		return nil, storeErr(err, "committing snapshot %d", newHead.SnapshotID)
+	}
+	fold.head = newHead
+	c.mu.Lock()
+	c.held = fold
+	c.mu.Unlock()
+	deliver()
+	return nil, nil
+}
+
+// runClosure runs a commit closure, turning a panic into an Internal error.
+func runClosure(fn func(*Transaction) error, t *Transaction) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = errorf(Internal, "commit closure panicked: %v", r)
+		}
+	}()
+	return fn(t)
+}
+
+// baseFor returns the materialized head, reusing the held view when its
+// stamp matches.
+func (c *Catalog) baseFor(ctx context.Context, kv kvReader, head Head) (*CatalogSnapshot, error) {
+	c.mu.Lock()
+	held := c.held
+	c.mu.Unlock()
+	if held != nil && held.head == head {
+		return held, nil
+	}
+	s, err := load(ctx, kv, nil)
+	if err != nil {
+		return nil, err
+	}
+	s.head = head
+	return s, nil
+}
+
+func (c *Catalog) dropHeld() {
+	c.mu.Lock()
+	c.held = nil
+	c.mu.Unlock()
+}
+
+// lostRace classifies every landed member of a batch that lost the head
+// race against the snapshots that landed since it was prepared.
+func (c *Catalog) lostRace(ctx context.Context, reqs []*commitReq, members []member, prepared Head) ([]*commitReq, error) {
+	c.dropHeld()
+	theirs, resolve, err := c.intervening(ctx, prepared.SnapshotID)
+	if err != nil {
+		return nil, err
+	}
+	var retry []*commitReq
+	for i := range members {
+		m := &members[i]
+		if m.err != nil {
+			m.req.done <- commitResult{err: m.err}
+			continue
+		}
+		if !m.txn.changed() {
+			retry = append(retry, m.req) // re-read the new head
+			continue
+		}
+		if reason := m.txn.conflictsWith(theirs, resolve); reason != "" {
+			m.req.done <- commitResult{err: errorf(CommitConflict, "lost to a concurrent commit: %s", reason)}
+			continue
+		}
+		retry = append(retry, m.req)
+	}
+	return retry, nil
+}
+
+// intervening returns the change sets of snapshots after `after` and a
+// resolver of schema names at the new head.
+func (c *Catalog) intervening(ctx context.Context, after SnapshotID) ([]changeSet, schemaNameOf, error) {
+	snaps, err := c.Snapshots(ctx, after+1)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []changeSet
+	for _, s := range snaps {
+		chs, err := parseChanges(s.ChangesMade)
+		if err != nil {
+			chs = []change{{Kind: "unparseable"}}
+		}
+		out = append(out, changeSet{Snapshot: s.ID, Changes: chs, DeletedFiles: s.DeletedDataFiles})
+	}
+	// Schema names of dropped schemas come from the time before the drop.
+	names := map[SchemaID]string{}
+	if old, err := c.SnapshotAt(ctx, after); err == nil {
+		for _, s := range old.schemas {
+			names[s.ID] = s.Name
+		}
+	}
+	return out, func(id SchemaID) (string, bool) { n, ok := names[id]; return n, ok }, nil
+}
+
+// conflictsWith returns why t truly conflicts with one of theirs, or "".
+func (t *Transaction) conflictsWith(theirs []changeSet, resolve schemaNameOf) string {
+	mine := changeSet{Snapshot: t.id, Changes: t.changes, DeletedFiles: t.deletedFiles}
+	for _, th := range theirs {
+		if r := classify(mine, th, resolve); r != "" {
+			return r
+		}
+	}
+	return ""
+}
+
+// finish stages the snapshot record, schema versions and name-directory
+// slots, and sets t.next's snapshot.
+func (t *Transaction) finish() {
+	snap := Snapshot{ID: t.id, Time: t.now, SchemaVersion: t.schemaVersion, NextCatalogID: t.nextCatalogID,
+		NextFileID: t.nextFileID, ChangesMade: formatChanges(t.changes), Author: t.author, CommitMessage: t.message,
+		CommitExtraInfo: t.extra, DeletedDataFiles: slices.Clone(t.deletedFiles)}
+	for id := range t.shapeTables {
+		snap.SchemaChangedTables = append(snap.SchemaChangedTables, id)
+	}
+	slices.Sort(snap.SchemaChangedTables)
+	t.put(keys.Snapshot(uint64(t.id)), encodeSnapshot(&snap))
+	for _, id := range snap.SchemaChangedTables {
+		if _, live := t.next.tables[id]; !live {
+			continue
+		}
+		t.put(keys.SchemaVersion(uint64(id), uint64(t.id)), encodeSchemaVersion(t.schemaVersion))
+		t.next.schemaVersions = append(t.next.schemaVersions, SchemaVersion{TableID: id, BeginSnapshot: t.id, SchemaVersion: t.schemaVersion})
+	}
+	if t.format >= FormatNameDirectory {
+		slots := make([]nameSlot, 0, len(t.nameSlots))
+		for s := range t.nameSlots {
+			slots = append(slots, s)
+		}
+		sort.Slice(slots, func(i, j int) bool {
+			a, b := slots[i], slots[j]
+			if a.kind != b.kind {
+				return a.kind < b.kind
+			}
+			if a.parent != b.parent {
+				return a.parent < b.parent
+			}
+			return a.hash < b.hash
+		})
+		for _, s := range slots {
+			entries := t.next.nameEntries(s)
+			key := keys.NameDirHash(s.kind, s.parent, s.hash)
+			if len(entries) == 0 {
+				t.del(key)
+			} else {
+				t.put(key, encodeNameDir(entries))
+			}
+		}
+	}
+	t.next.snap = snap
+}
+
+// touchName marks a name-directory slot for rewriting at finish.
+func (t *Transaction) touchName(kind keys.NameKind, parent uint64, name string) {
+	t.nameSlots[nameSlot{kind: kind, parent: parent, hash: keys.NameHash(name)}] = true
+}
+
+// nameEntries lists the live names (and ids) that hash into slot.
+func (s *CatalogSnapshot) nameEntries(slot nameSlot) []nameDirEntry {
+	var out []nameDirEntry
+	add := func(name string, id uint64) {
+		if keys.NameHash(name) == slot.hash {
+			out = append(out, nameDirEntry{Name: name, ID: id})
+		}
+	}
+	switch slot.kind {
+	case keys.NameSchema:
+		for name, id := range s.schemaByName {
+			add(name, uint64(id))
+		}
+	case keys.NameTable:
+		for name, id := range s.tableByName[SchemaID(slot.parent)] {
+			add(name, uint64(id))
+		}
+	case keys.NameView:
+		for name, id := range s.viewByName[SchemaID(slot.parent)] {
+			add(name, uint64(id))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Begin starts an explicit transaction at the current head: verbs apply to
+// it as they are called, and Commit lands them as one snapshot. Unlike
+// Commit's closures it is never re-run: if anything committed since Begin,
+// Commit fails with CommitConflict (naming what it lost to when the
+// changes truly overlap) and the caller decides whether to start over —
+// DuckLake's own commit loop does exactly that.
+func (c *Catalog) Begin(ctx context.Context) (*Transaction, error) {
+	if c.readOnly {
+		return nil, errorf(InvalidArgument, "the catalog was opened read-only; open it read-write to commit")
+	}
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	etxn, err := c.db.Begin()
+	if err != nil {
+		return nil, storeErr(err, "starting a transaction")
+	}
+	head, ok, err := readHead(ctx, etxn)
+	if err == nil && !ok {
+		err = errorf(Corruption, "the catalog has no head record")
+	}
+	if err != nil {
+		etxn.Rollback()
+		return nil, err
+	}
+	base, err := c.baseFor(ctx, etxn, head)
+	if err != nil {
+		etxn.Rollback()
+		return nil, err
+	}
+	t := newTransaction(base, time.Now().UTC().Truncate(time.Microsecond), c.format.Format)
+	t.cat, t.etxn, t.head = c, etxn, head
+	return t, nil
+}
+
+// Commit lands an explicit transaction (see Catalog.Begin) and returns the
+// snapshot it minted, or the head it started from if it staged nothing.
+func (t *Transaction) Commit(ctx context.Context) (SnapshotID, error) {
+	if t.etxn == nil {
+		return 0, errorf(InvalidArgument, "Commit is for transactions from Catalog.Begin; Catalog.Commit commits closures itself")
+	}
+	defer t.Rollback()
+	if !t.changed() {
+		return t.base.snap.ID, nil
+	}
+	t.finish()
+	for _, k := range t.order {
+		w := t.writes[k]
+		if w.value == nil {
+			t.etxn.Delete(w.key)
+		} else {
+			t.etxn.Put(w.key, w.value)
+		}
+	}
+	newHead := Head{SnapshotID: t.id, BatchSeq: t.head.BatchSeq + 1}
+	t.etxn.Put(keys.Head(), encodeHead(&headRecord{SnapshotID: newHead.SnapshotID, BatchSeq: newHead.BatchSeq}))
+	c := t.cat
+	h, err := t.etxn.Commit(ctx, slate.WriteOptions{})
+	if err != nil {
+		c.dropHeld()
+		if errors.Is(err, slate.ErrTxnConflict) {
+			theirs, resolve, ierr := c.intervening(ctx, t.base.snap.ID)
+			if ierr != nil {
+				return 0, ierr
+			}
+			if reason := t.conflictsWith(theirs, resolve); reason != "" {
+				return 0, errorf(CommitConflict, "lost to a concurrent commit: %s", reason)
+			}
+			return 0, errorf(CommitConflict, "a concurrent commit changed state this one read or wrote (attempted snapshot %d); explicit transactions are never retried internally", t.id)
+		}
+		if h.Seq != 0 {
+			return 0, wrapf(OutcomeUnknown, err, "the commit was written but not confirmed durable; it may or may not have landed: re-read the head before retrying")
+		}
+		return 0, storeErr(err, "committing snapshot %d", t.id)
+	}
+	t.next.head = newHead
+	c.mu.Lock()
+	if c.held != nil && c.held.head == t.head {
+		c.held = t.next
+	} else {
+		c.held = nil
+	}
+	c.mu.Unlock()
+	return t.id, nil
+}
+
+// Rollback abandons an explicit transaction (safe after Commit).
+func (t *Transaction) Rollback() {
+	if t.etxn != nil {
+		t.etxn.Rollback()
+		t.etxn = nil
+	}
+}

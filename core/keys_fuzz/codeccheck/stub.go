@@ -1,0 +1,3 @@
+package core
+
+type chunkState struct{ rows []InlinedRow }

@@ -1,0 +1,101 @@
+package core
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/moraine-go/moraine/core/objstore"
+	"github.com/moraine-go/moraine/core/slate"
+)
+
+// CatalogOptions configure Open and OpenReadOnly. The zero value is a
+// sensible single-writer configuration.
+type CatalogOptions struct {
+	// Path is the catalog's prefix inside the store ("" = the store's root).
+	Path string
+
+	// FlushInterval paces the writer's WAL uploads. 0 (the default) uploads
+	// as soon as a commit is waiting (one upload in flight; commits that
+	// arrive meanwhile share the next one); a positive interval batches
+	// uploads on that cadence, trading commit latency for fewer PUTs.
+	FlushInterval time.Duration
+
+	// ReaderPollInterval is the freshness bound of a read-only handle: how
+	// often it looks for new commits (default 10 s). It also applies to the
+	// commit log's readers.
+	ReaderPollInterval time.Duration
+
+	// Checkpoint pins a read-only open to an engine checkpoint (UUID). A
+	// read-write open refuses it. The handle never polls and writes nothing.
+	Checkpoint string
+
+	// FollowLatest makes a read-only open write nothing to the store (no
+	// managed checkpoint): inspection tools use it. Such a reader can fail
+	// if garbage collection removes files under it; retry the read.
+	FollowLatest bool
+
+	// DataPath and Encrypted are recorded in the catalog's global options
+	// when the catalog is created (ducklake_metadata data_path, encrypted);
+	// later opens ignore them.
+	DataPath  string
+	Encrypted bool
+
+	// WalStore keeps the engine's WAL (or the commit log) in another object
+	// store, for example a low-latency bucket. It must stay the same for the
+	// catalog's lifetime unless moved with MoveWalStore.
+	WalStore objstore.Store
+
+	// CommitLogTail makes a read-only open tail the commit log, and
+	// CommitLogPollInterval sets a committer's poll. Both are ignored when
+	// no commit-log provider is present (RFC 0024).
+	CommitLogTail         bool
+	CommitLogPollInterval time.Duration
+
+	// MaxCommitAttempts bounds how often Commit re-runs a closure after
+	// benign lost races (default 10).
+	MaxCommitAttempts int
+
+	// Logger receives operational logs (default slog.Default()).
+	Logger *slog.Logger
+
+	// Engine overrides engine tunables (tests, benchmarks). Its
+	// FlushInterval is taken from FlushInterval above.
+	Engine slate.Settings
+
+	// RetryStore wraps the store in the retrying transport (default true;
+	// set DisableRetry to hand the engine the store as given, e.g. for
+	// fault-injection tests).
+	DisableRetry bool
+}
+
+const (
+	defaultReaderPoll     = 10 * time.Second
+	defaultCommitAttempts = 10
+	maxGroupMembers       = 64
+	readOnlyStableTries   = 8
+)
+
+func (o CatalogOptions) withDefaults() CatalogOptions {
+	if o.ReaderPollInterval == 0 {
+		o.ReaderPollInterval = defaultReaderPoll
+	}
+	if o.MaxCommitAttempts <= 0 {
+		o.MaxCommitAttempts = defaultCommitAttempts
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o
+}
+
+// engineSettings derives the engine's settings.
+func (o CatalogOptions) engineSettings() slate.Settings {
+	s := o.Engine
+	switch {
+	case o.FlushInterval > 0:
+		s.FlushInterval = o.FlushInterval
+	default:
+		s.FlushInterval = slate.FlushContinuous
+	}
+	return s
+}

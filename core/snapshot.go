@@ -1,0 +1,388 @@
+package core
+
+import (
+	"maps"
+	"slices"
+	"sort"
+)
+
+// Head is the catalog's head stamp: the latest snapshot and the count of
+// batches written so far (every batch, head-advancing or not, increments
+// BatchSeq). Equal stamps mean equal catalog state.
+type Head struct {
+	SnapshotID SnapshotID
+	BatchSeq   uint64
+}
+
+type scopeKey struct {
+	scope OptionScope
+	id    uint64
+}
+
+// CatalogSnapshot is an immutable, materialized view of the catalog at one
+// snapshot: every live entity, with lookups by id and by name. It makes no
+// store requests once built. Share it freely between goroutines.
+type CatalogSnapshot struct {
+	snap Snapshot
+	head Head // BatchSeq is 0 for time-travel views
+
+	schemas      map[SchemaID]*Schema
+	schemaByName map[string]SchemaID
+	tables       map[TableID]*Table
+	tableByName  map[SchemaID]map[string]TableID
+	views        map[ViewID]*View
+	viewByName   map[SchemaID]map[string]ViewID
+	columns      map[TableID]map[ColumnID]*Column
+	dataFiles    map[TableID]map[DataFileID]*DataFile
+	deleteFiles  map[TableID]map[DeleteFileID]*DeleteFile
+	tableStats   map[TableID]*TableStats
+	colStats     map[TableID]map[ColumnID]*TableColumnStats
+	fileStats    map[DataFileID]map[ColumnID]*FileColumnStats
+	partitions   map[TableID]*Partition
+	sorts        map[TableID]*Sort
+	mappings     map[MappingID]*Mapping
+	tags         map[uint64]*Tags
+	options      map[scopeKey]*Options
+	// inlined row chunks visible at this snapshot, per table, in write order.
+	inlined map[TableID][]*chunkState
+	gcFiles map[DataFileID]*GcFile
+	// schemaVersions of every table (history included), by begin snapshot.
+	schemaVersions []SchemaVersion
+}
+
+func newCatalogSnapshot() *CatalogSnapshot {
+	return &CatalogSnapshot{
+		schemas: map[SchemaID]*Schema{}, schemaByName: map[string]SchemaID{},
+		tables: map[TableID]*Table{}, tableByName: map[SchemaID]map[string]TableID{},
+		views: map[ViewID]*View{}, viewByName: map[SchemaID]map[string]ViewID{},
+		columns: map[TableID]map[ColumnID]*Column{}, dataFiles: map[TableID]map[DataFileID]*DataFile{},
+		deleteFiles: map[TableID]map[DeleteFileID]*DeleteFile{}, tableStats: map[TableID]*TableStats{},
+		colStats: map[TableID]map[ColumnID]*TableColumnStats{}, fileStats: map[DataFileID]map[ColumnID]*FileColumnStats{},
+		partitions: map[TableID]*Partition{}, sorts: map[TableID]*Sort{}, mappings: map[MappingID]*Mapping{},
+		tags: map[uint64]*Tags{}, options: map[scopeKey]*Options{}, inlined: map[TableID][]*chunkState{},
+		gcFiles: map[DataFileID]*GcFile{},
+	}
+}
+
+// clone returns a copy whose top-level maps can be changed without
+// touching s; inner maps are shared until a writer replaces them (see
+// Transaction's copy-on-write helpers).
+func (s *CatalogSnapshot) clone() *CatalogSnapshot {
+	c := *s
+	c.schemas = maps.Clone(s.schemas)
+	c.schemaByName = maps.Clone(s.schemaByName)
+	c.tables = maps.Clone(s.tables)
+	c.tableByName = maps.Clone(s.tableByName)
+	c.views = maps.Clone(s.views)
+	c.viewByName = maps.Clone(s.viewByName)
+	c.columns = maps.Clone(s.columns)
+	c.dataFiles = maps.Clone(s.dataFiles)
+	c.deleteFiles = maps.Clone(s.deleteFiles)
+	c.tableStats = maps.Clone(s.tableStats)
+	c.colStats = maps.Clone(s.colStats)
+	c.fileStats = maps.Clone(s.fileStats)
+	c.partitions = maps.Clone(s.partitions)
+	c.sorts = maps.Clone(s.sorts)
+	c.mappings = maps.Clone(s.mappings)
+	c.tags = maps.Clone(s.tags)
+	c.options = maps.Clone(s.options)
+	c.inlined = maps.Clone(s.inlined)
+	c.gcFiles = maps.Clone(s.gcFiles)
+	c.schemaVersions = slices.Clip(s.schemaVersions)
+	return &c
+}
+
+// Snapshot returns the snapshot record this view is at.
+func (s *CatalogSnapshot) Snapshot() Snapshot { return s.snap }
+
+// ID is the snapshot id this view is at.
+func (s *CatalogSnapshot) ID() SnapshotID { return s.snap.ID }
+
+// Head returns the head stamp this view was built at (BatchSeq 0 for time
+// travel).
+func (s *CatalogSnapshot) Head() Head { return s.head }
+
+func sortedValues[K comparable, V any](m map[K]*V, less func(a, b *V) bool) []V {
+	out := make([]*V, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	sort.Slice(out, func(i, j int) bool { return less(out[i], out[j]) })
+	vals := make([]V, len(out))
+	for i, v := range out {
+		vals[i] = *v
+	}
+	return vals
+}
+
+// Schemas lists live schemas by id.
+func (s *CatalogSnapshot) Schemas() []Schema {
+	return sortedValues(s.schemas, func(a, b *Schema) bool { return a.ID < b.ID })
+}
+
+// Schema looks a schema up by id.
+func (s *CatalogSnapshot) Schema(id SchemaID) (Schema, bool) {
+	v, ok := s.schemas[id]
+	if !ok {
+		return Schema{}, false
+	}
+	return *v, true
+}
+
+// SchemaByName looks a schema up by name.
+func (s *CatalogSnapshot) SchemaByName(name string) (Schema, bool) {
+	id, ok := s.schemaByName[name]
+	if !ok {
+		return Schema{}, false
+	}
+	return s.Schema(id)
+}
+
+// Tables lists the live tables of a schema by id (every schema's with
+// schema 0... use AllTables for all).
+func (s *CatalogSnapshot) Tables(schema SchemaID) []Table {
+	out := make(map[TableID]*Table)
+	for _, id := range s.tableByName[schema] {
+		out[id] = s.tables[id]
+	}
+	return sortedValues(out, func(a, b *Table) bool { return a.ID < b.ID })
+}
+
+// AllTables lists every live table by id.
+func (s *CatalogSnapshot) AllTables() []Table {
+	return sortedValues(s.tables, func(a, b *Table) bool { return a.ID < b.ID })
+}
+
+// Table looks a table up by id.
+func (s *CatalogSnapshot) Table(id TableID) (Table, bool) {
+	v, ok := s.tables[id]
+	if !ok {
+		return Table{}, false
+	}
+	return *v, true
+}
+
+// TableByName looks a table up by schema and table name.
+func (s *CatalogSnapshot) TableByName(schema, table string) (Table, bool) {
+	sid, ok := s.schemaByName[schema]
+	if !ok {
+		return Table{}, false
+	}
+	id, ok := s.tableByName[sid][table]
+	if !ok {
+		return Table{}, false
+	}
+	return s.Table(id)
+}
+
+// Views lists a schema's live views.
+func (s *CatalogSnapshot) Views(schema SchemaID) []View {
+	out := make(map[ViewID]*View)
+	for _, id := range s.viewByName[schema] {
+		out[id] = s.views[id]
+	}
+	return sortedValues(out, func(a, b *View) bool { return a.ID < b.ID })
+}
+
+// AllViews lists every live view.
+func (s *CatalogSnapshot) AllViews() []View {
+	return sortedValues(s.views, func(a, b *View) bool { return a.ID < b.ID })
+}
+
+// ViewByName looks a view up by schema and view name.
+func (s *CatalogSnapshot) ViewByName(schema, view string) (View, bool) {
+	sid, ok := s.schemaByName[schema]
+	if !ok {
+		return View{}, false
+	}
+	id, ok := s.viewByName[sid][view]
+	if !ok {
+		return View{}, false
+	}
+	v := s.views[id]
+	return *v, true
+}
+
+// Columns lists a table's live columns in column order (top-level and
+// nested children alike; children have Parent set).
+func (s *CatalogSnapshot) Columns(table TableID) []Column {
+	return sortedValues(s.columns[table], func(a, b *Column) bool {
+		if a.Order != b.Order {
+			return a.Order < b.Order
+		}
+		return a.ID < b.ID
+	})
+}
+
+// Column looks a column up by table and column id.
+func (s *CatalogSnapshot) Column(table TableID, id ColumnID) (Column, bool) {
+	c, ok := s.columns[table][id]
+	if !ok {
+		return Column{}, false
+	}
+	return *c, true
+}
+
+// DataFiles lists a table's live data files by file order, then id.
+func (s *CatalogSnapshot) DataFiles(table TableID) []DataFile {
+	return sortedValues(s.dataFiles[table], func(a, b *DataFile) bool {
+		if a.FileOrder != b.FileOrder {
+			return a.FileOrder < b.FileOrder
+		}
+		return a.ID < b.ID
+	})
+}
+
+// DataFile looks a live data file up.
+func (s *CatalogSnapshot) DataFile(table TableID, id DataFileID) (DataFile, bool) {
+	f, ok := s.dataFiles[table][id]
+	if !ok {
+		return DataFile{}, false
+	}
+	return *f, true
+}
+
+// DeleteFiles lists a table's live delete files by id.
+func (s *CatalogSnapshot) DeleteFiles(table TableID) []DeleteFile {
+	return sortedValues(s.deleteFiles[table], func(a, b *DeleteFile) bool { return a.ID < b.ID })
+}
+
+// DeleteFilesOf lists the live delete files targeting one data file.
+func (s *CatalogSnapshot) DeleteFilesOf(table TableID, file DataFileID) []DeleteFile {
+	var out []DeleteFile
+	for _, d := range s.DeleteFiles(table) {
+		if d.DataFileID == file {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// TableStats returns a table's statistics.
+func (s *CatalogSnapshot) TableStats(table TableID) (TableStats, bool) {
+	v, ok := s.tableStats[table]
+	if !ok {
+		return TableStats{}, false
+	}
+	return *v, true
+}
+
+// TableColumnStats lists a table's column statistics by column id.
+func (s *CatalogSnapshot) TableColumnStats(table TableID) []TableColumnStats {
+	return sortedValues(s.colStats[table], func(a, b *TableColumnStats) bool { return a.ColumnID < b.ColumnID })
+}
+
+// FileColumnStats lists one data file's column statistics.
+func (s *CatalogSnapshot) FileColumnStats(file DataFileID) []FileColumnStats {
+	return sortedValues(s.fileStats[file], func(a, b *FileColumnStats) bool { return a.ColumnID < b.ColumnID })
+}
+
+// Partition returns a table's live partitioning.
+func (s *CatalogSnapshot) Partition(table TableID) (Partition, bool) {
+	p, ok := s.partitions[table]
+	if !ok {
+		return Partition{}, false
+	}
+	return *p, true
+}
+
+// Sort returns a table's live sort order.
+func (s *CatalogSnapshot) Sort(table TableID) (Sort, bool) {
+	v, ok := s.sorts[table]
+	if !ok {
+		return Sort{}, false
+	}
+	return *v, true
+}
+
+// Mappings lists column mappings by id.
+func (s *CatalogSnapshot) Mappings() []Mapping {
+	return sortedValues(s.mappings, func(a, b *Mapping) bool { return a.ID < b.ID })
+}
+
+// Tags returns an object's tags live at this snapshot.
+func (s *CatalogSnapshot) Tags(object uint64) []TagEntry {
+	t, ok := s.tags[object]
+	if !ok {
+		return nil
+	}
+	var out []TagEntry
+	for _, e := range t.Entries {
+		if e.VisibleAt(s.snap.ID) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Option returns a ducklake_metadata value.
+func (s *CatalogSnapshot) Option(scope OptionScope, scopeID uint64, key string) (string, bool) {
+	o, ok := s.options[scopeKey{scope, scopeID}]
+	if !ok {
+		return "", false
+	}
+	v, ok := o.Values[key]
+	return v, ok
+}
+
+// AllOptions lists every option scope.
+func (s *CatalogSnapshot) AllOptions() []Options {
+	out := make([]Options, 0, len(s.options))
+	for _, o := range s.options {
+		out = append(out, *o)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Scope != out[j].Scope {
+			return out[i].Scope < out[j].Scope
+		}
+		return out[i].ScopeID < out[j].ScopeID
+	})
+	return out
+}
+
+// InlinedRows lists a table's inlined rows live at this snapshot, grouped by
+// the schema version they were written under (ascending), rows in row-id
+// order. Deleted rows are left out.
+func (s *CatalogSnapshot) InlinedRows(table TableID) []InlinedRows {
+	bySV := map[uint64]*InlinedRows{}
+	for _, c := range s.inlined[table] {
+		g := bySV[c.schemaVersion]
+		if g == nil {
+			g = &InlinedRows{TableID: table, SchemaVersion: c.schemaVersion}
+			bySV[c.schemaVersion] = g
+		}
+		for _, r := range c.rows {
+			if r.VisibleAt(s.snap.ID) {
+				g.Rows = append(g.Rows, r)
+			}
+		}
+	}
+	out := make([]InlinedRows, 0, len(bySV))
+	for _, g := range bySV {
+		sort.Slice(g.Rows, func(i, j int) bool { return g.Rows[i].RowID < g.Rows[j].RowID })
+		out = append(out, *g)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].SchemaVersion < out[j].SchemaVersion })
+	return out
+}
+
+// InlinedRowCount counts a table's live inlined rows.
+func (s *CatalogSnapshot) InlinedRowCount(table TableID) int {
+	n := 0
+	for _, c := range s.inlined[table] {
+		for _, r := range c.rows {
+			if r.VisibleAt(s.snap.ID) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// GcFiles lists files scheduled for deletion.
+func (s *CatalogSnapshot) GcFiles() []GcFile {
+	return sortedValues(s.gcFiles, func(a, b *GcFile) bool { return a.DataFileID < b.DataFileID })
+}
+
+// SchemaVersions lists ducklake_schema_versions rows up to this snapshot.
+func (s *CatalogSnapshot) SchemaVersions() []SchemaVersion { return slices.Clone(s.schemaVersions) }

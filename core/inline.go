@@ -2,6 +2,7 @@ package core
 
 import (
 	"slices"
+	"unicode/utf8"
 
 	"github.com/moraine-go/moraine/core/keys"
 )
@@ -39,6 +40,11 @@ func (t *Transaction) InlineInsert(table TableID, rows [][]Value) (uint64, error
 	for i, r := range rows {
 		if len(r) != width {
 			return 0, errorf(InvalidArgument, "inline insert into table %d: row %d has %d values, the table has %d columns", table, i, len(r), width)
+		}
+		for j, v := range r {
+			if v.String != nil && !utf8.ValidString(*v.String) {
+				return 0, errorf(InvalidArgument, "inline insert into table %d: row %d column %d is a string that is not valid UTF-8 (store it as bytes)", table, i, j)
+			}
 		}
 	}
 	st := *t.statsFor(table)

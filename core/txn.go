@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/google/uuid"
@@ -140,10 +141,16 @@ func (t *Transaction) SnapshotID() SnapshotID { return t.id }
 // changed reports whether any verb staged anything.
 func (t *Transaction) changed() bool { return len(t.order) > 0 }
 
-// SetAuthor, SetCommitMessage and SetCommitExtraInfo annotate the snapshot.
-func (t *Transaction) SetAuthor(s string)          { t.author = &s }
-func (t *Transaction) SetCommitMessage(s string)   { t.message = &s }
-func (t *Transaction) SetCommitExtraInfo(s string) { t.extra = &s }
+// SetAuthor, SetCommitMessage and SetCommitExtraInfo annotate the snapshot
+// (invalid UTF-8 is replaced).
+func (t *Transaction) SetAuthor(s string)          { t.author = validUTF8(s) }
+func (t *Transaction) SetCommitMessage(s string)   { t.message = validUTF8(s) }
+func (t *Transaction) SetCommitExtraInfo(s string) { t.extra = validUTF8(s) }
+
+func validUTF8(s string) *string {
+	v := strings.ToValidUTF8(s, "\uFFFD")
+	return &v
+}
 
 func (t *Transaction) put(key, value []byte) {
 	k := string(key)
@@ -220,6 +227,9 @@ func checkName(what, name string) error {
 	}
 	if strings.ContainsRune(name, 0) {
 		return errorf(InvalidArgument, "%s name %q contains a NUL byte", what, name)
+	}
+	if !utf8.ValidString(name) {
+		return errorf(InvalidArgument, "%s name %q is not valid UTF-8", what, name)
 	}
 	return nil
 }

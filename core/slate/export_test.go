@@ -47,6 +47,3 @@ func describe(m *manifest.Manifest) string {
 func ManifestBoundary(ctx context.Context, store objstore.Store, root string) (uint64, error) {
 	return manifest.NewStore(store, root).Boundary(ctx)
 }
-
-// DecodeWalFile exposes the WAL file decoder (fuzzing).
-var DecodeWalFile = decodeWalFile

@@ -1,0 +1,93 @@
+package core
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestChangesRoundTripThroughDuckLakeGrammar(t *testing.T) {
+	cases := []string{
+		`created_schema:"main"`,
+		`created_table:"main"."t",inserted_into_table:3`,
+		`created_table:"we""ird, name"."t.x",dropped_table:7,altered_table:7`,
+		`created_view:"s"."v",dropped_view:12,deleted_from_table:4,compacted_table:4`,
+		``,
+	}
+	for _, s := range cases {
+		cs, err := parseChanges(s)
+		if err != nil {
+			t.Fatalf("parse %q: %v", s, err)
+		}
+		if got := formatChanges(cs); got != s {
+			t.Fatalf("round trip %q -> %q", s, got)
+		}
+	}
+	cs, _ := parseChanges(`created_table:"we""ird, name"."t.x"`)
+	if len(cs) != 1 || cs[0].Name[0] != `we"ird, name` || cs[0].Name[1] != "t.x" {
+		t.Fatalf("quoted names parsed as %+v", cs)
+	}
+	for _, bad := range []string{`nocolon`, `created_schema:"unterminated`, `created_schema:"a"x`} {
+		if _, err := parseChanges(bad); err == nil {
+			t.Fatalf("parse %q succeeded", bad)
+		}
+	}
+}
+
+func TestClassifyLostRaces(t *testing.T) {
+	names := func(id SchemaID) (string, bool) {
+		switch id {
+		case 0:
+			return "main", true
+		case 9:
+			return "sales", true
+		}
+		return "", false
+	}
+	cs := func(s string, files ...DataFileID) changeSet {
+		ch, err := parseChanges(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return changeSet{Snapshot: 42, Changes: ch, DeletedFiles: files}
+	}
+	cases := []struct {
+		name         string
+		mine, theirs changeSet
+		conflict     bool
+	}{
+		{"append/append on one table is benign", cs("inserted_into_table:1"), cs("inserted_into_table:1"), false},
+		{"appends to different tables are benign", cs("inserted_into_table:1"), cs("inserted_into_table:2"), false},
+		{"insert vs drop conflicts", cs("inserted_into_table:1"), cs("dropped_table:1"), true},
+		{"drop vs insert conflicts", cs("dropped_table:1"), cs("inserted_into_table:1"), true},
+		{"insert vs alter conflicts", cs("inserted_into_table:1"), cs("altered_table:1"), true},
+		{"insert vs delete conflicts", cs("inserted_into_table:1"), cs("deleted_from_table:1", 5), true},
+		{"delete/delete on the same file conflicts", cs("deleted_from_table:1", 5), cs("deleted_from_table:1", 5, 6), true},
+		{"delete/delete on disjoint files is benign", cs("deleted_from_table:1", 5), cs("deleted_from_table:1", 6), false},
+		{"an untargeted delete conflicts with any delete", cs("deleted_from_table:1"), cs("deleted_from_table:1", 6), true},
+		{"delete vs compaction conflicts", cs("deleted_from_table:1", 5), cs("compacted_table:1"), true},
+		{"merge counts as compaction", cs("deleted_from_table:1", 5), cs("merge_adjacent:1"), true},
+		{"alter/alter conflicts", cs("altered_table:1"), cs("altered_table:1"), true},
+		{"alter of another table is benign", cs("altered_table:1"), cs("altered_table:2"), false},
+		{"both change the schema list", cs(`created_schema:"a"`), cs(`created_schema:"b"`), true},
+		{"schema create vs schema drop", cs(`created_schema:"a"`), cs("dropped_schema:9"), true},
+		{"table create vs table create elsewhere is benign", cs(`created_table:"main"."a"`), cs(`created_table:"main"."b"`), false},
+		{"creating a table in a schema the other dropped", cs(`created_table:"sales"."t"`), cs("dropped_schema:9"), true},
+		{"creating a table in another schema than the dropped one", cs(`created_table:"main"."t"`), cs("dropped_schema:9"), false},
+		{"unknown change kinds always conflict", cs("inserted_into_table:1"), cs("renamed_universe:1"), true},
+		{"view alter/alter conflicts", cs("altered_view:3"), cs("dropped_view:3"), true},
+		{"flush vs insert is benign", cs("inserted_into_table:1"), cs("flushed_inlined:1"), false},
+		{"flush vs delete conflicts", cs("deleted_from_table:1"), cs("flushed_inlined:1"), true},
+		{"stats-only commit (no changes) is benign", cs(""), cs("altered_table:1"), false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			reason := classify(tc.mine, tc.theirs, names)
+			if (reason != "") != tc.conflict {
+				t.Fatalf("classify = %q, want conflict=%v", reason, tc.conflict)
+			}
+			if strings.Contains(strings.ToLower(reason), "conflict") {
+				t.Fatalf("the reason itself must not say conflict (only the CommitConflict kind does): %q", reason)
+			}
+		})
+	}
+}

@@ -1,0 +1,36 @@
+package core
+
+import (
+	"context"
+
+	"github.com/moraine-go/moraine/core/keys"
+	"github.com/moraine-go/moraine/core/objstore"
+	"github.com/moraine-go/moraine/core/slate"
+)
+
+// SetFormatForTest overwrites sys/format of the catalog at path (tests only:
+// simulate a catalog written by a newer or older build).
+func SetFormatForTest(ctx context.Context, store objstore.Store, path string, format uint64, origin *uint64) error {
+	db, err := slate.Open(ctx, store, path)
+	if err != nil {
+		return err
+	}
+	defer db.Close(ctx)
+	b := slate.NewWriteBatch()
+	b.Put(keys.Format(), encodeFormat(&formatRecord{Format: format, WriterVersion: "test", Origin: origin}))
+	_, err = db.Write(ctx, b, slate.WriteOptions{})
+	return err
+}
+
+// SetMigrationMarkerForTest writes a migration marker.
+func SetMigrationMarkerForTest(ctx context.Context, store objstore.Store, path string) error {
+	db, err := slate.Open(ctx, store, path)
+	if err != nil {
+		return err
+	}
+	defer db.Close(ctx)
+	b := slate.NewWriteBatch()
+	b.Put(keys.Migration(), encodeMigration(&migrationRecord{From: 11, To: 12}))
+	_, err = db.Write(ctx, b, slate.WriteOptions{})
+	return err
+}

@@ -1,3 +1,0 @@
-package core
-
-type chunkState struct{ rows []InlinedRow }

@@ -14,6 +14,7 @@
 # Variables: GO (go binary), TIMEOUT (go test -timeout), PKGS (packages),
 # TESTFLAGS (extra go test flags, e.g. TESTFLAGS='-run S3 -v').
 
+SHELL     := /bin/bash
 GO        ?= go
 TIMEOUT   ?= 30m
 PKGS      ?= ./...
@@ -29,11 +30,15 @@ all: lint test
 help:
 	@sed -n 's/^#   //p' $(MAKEFILE_LIST)
 
-# For now every package runs under the race detector (the concurrent ones
-# need it; the rest cost little). Split into test-race / test-short here if
-# the suite gets slow.
+# Every package runs under the race detector (the concurrent ones need it;
+# the rest cost little). `go test -json` goes through tools/testsummary,
+# which prints a per-package summary (with how many S3 tests ran and every
+# skipped test) and the output of failures; the raw stream is kept in
+# build/test-output.json.
 test:
-	$(GO) test -race -count=1 -timeout $(TIMEOUT) $(TESTFLAGS) $(PKGS)
+	@mkdir -p build
+	set -o pipefail; $(GO) test -race -count=1 -timeout $(TIMEOUT) -json $(TESTFLAGS) $(PKGS) \
+		| tee build/test-output.json | $(GO) run ./tools/testsummary
 
 lint:
 	@out="$$($(FIND_GO) | xargs -0 gofmt -l)" || { echo "gofmt failed (syntax errors above)"; exit 1; }; \

@@ -62,7 +62,7 @@ type Catalog struct {
 
 	mu      sync.Mutex
 	closed  bool
-	held    *CatalogSnapshot // read-write: the head state, folded forward by commits
+	held    *CatalogSnapshot // the head state: folded forward by commits (read-write), cached by stamp (read-only)
 	queue   []*commitReq
 	leading bool
 	leaderW sync.WaitGroup
@@ -317,12 +317,21 @@ func (c *Catalog) Snapshot(ctx context.Context) (*CatalogSnapshot, error) {
 }
 
 // stableLoad materializes on a read-only handle, retrying while a poll
-// moves the head underneath.
+// moves the head underneath. The head view is cached by its stamp, so
+// repeated reads between polls cost one key read.
 func (c *Catalog) stableLoad(ctx context.Context, at *SnapshotID) (*CatalogSnapshot, error) {
 	for attempt := 0; attempt < readOnlyStableTries; attempt++ {
 		before, _, err := readHead(ctx, c.reader)
 		if err != nil {
 			return nil, err
+		}
+		if at == nil {
+			c.mu.Lock()
+			cached := c.held
+			c.mu.Unlock()
+			if cached != nil && cached.head == before {
+				return cached, nil
+			}
 		}
 		s, err := load(ctx, c.reader, at)
 		if err != nil {
@@ -335,6 +344,9 @@ func (c *Catalog) stableLoad(ctx context.Context, at *SnapshotID) (*CatalogSnaps
 		if before == after {
 			if at == nil {
 				s.head = after
+				c.mu.Lock()
+				c.held = s
+				c.mu.Unlock()
 			}
 			return s, nil
 		}

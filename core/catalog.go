@@ -59,6 +59,10 @@ type Catalog struct {
 	db       *slate.DB     // read-write
 	reader   *slate.Reader // read-only
 	format   formatRecord
+	// fmtMu guards format: commits hold it shared while they prepare and
+	// land (so they maintain the derived indexes of one format), RaiseFormat
+	// exclusively while it rewrites the format record.
+	fmtMu sync.RWMutex
 
 	mu      sync.Mutex
 	closed  bool
@@ -129,7 +133,7 @@ func openWriter(ctx context.Context, store objstore.Store, opts CatalogOptions) 
 			return nil, err
 		}
 	}
-	if err := validateFormat(ctx, db, f); err != nil {
+	if err := validateFormat(ctx, db, f, false); err != nil { // no commit-log provider support yet
 		db.Close(ctx)
 		return nil, err
 	}
@@ -178,27 +182,6 @@ func (c *Catalog) bootstrap(ctx context.Context) error {
 	return nil
 }
 
-// validateFormat refuses what this build cannot serve: an unknown future
-// format first, then a catalog mid-migration, then a log-resident catalog
-// without a commit-log provider.
-func validateFormat(ctx context.Context, kv kvReader, f *formatRecord) error {
-	if f.Format > FormatCurrent {
-		return errorf(Migration, "the catalog is at format %d, newer than this build understands (up to %d): upgrade moraine", f.Format, FormatCurrent)
-	}
-	if f.Format < MinFormat {
-		return errorf(Migration, "the catalog is at format %d, older than this build opens (%d and up): run `moraine migrate` with an older release first", f.Format, MinFormat)
-	}
-	if _, ok, err := kv.Get(ctx, keys.Migration()); err != nil {
-		return storeErr(err, "reading the migration marker")
-	} else if ok {
-		return errorf(Migration, "the catalog is in the middle of a format migration: finish it with `moraine migrate <uri>`")
-	}
-	if f.Format == FormatLegacyLog || f.Origin != nil {
-		return errorf(Migration, "the catalog is log-resident (format %d with a commit-log origin): it needs a commit-log provider (the moraine commit-log library, registered with RegisterCommitLog) to be opened", f.Format)
-	}
-	return nil
-}
-
 // OpenReadOnly opens the catalog for reading. It never creates one: an
 // empty store is refused. With opts.Checkpoint set it reads exactly the
 // state that checkpoint pins and writes nothing; otherwise it follows new
@@ -206,6 +189,9 @@ func validateFormat(ctx context.Context, kv kvReader, f *formatRecord) error {
 func OpenReadOnly(ctx context.Context, store objstore.Store, opts CatalogOptions) (*Catalog, error) {
 	opts = opts.withDefaults()
 	ro := slate.ReaderOptions{PollInterval: opts.ReaderPollInterval}
+	if lifetime := 3 * opts.ReaderPollInterval; lifetime > 10*time.Minute {
+		ro.CheckpointLifetime = lifetime // the engine wants at least twice the poll
+	}
 	if opts.FollowLatest {
 		ro.Mode = slate.ReaderFollowLatest
 	}
@@ -234,7 +220,7 @@ func OpenReadOnly(ctx context.Context, store objstore.Store, opts CatalogOptions
 		err = errorf(NotFound, "no moraine catalog at %s (path %q): the store holds an engine but no catalog; open it read-write once to create it", store, opts.Path)
 	}
 	if err == nil {
-		err = validateFormat(ctx, r, f)
+		err = validateFormat(ctx, r, f, false) // no commit-log provider support yet
 	}
 	if err != nil {
 		r.Close(ctx)
@@ -247,8 +233,11 @@ func OpenReadOnly(ctx context.Context, store objstore.Store, opts CatalogOptions
 // ReadOnly reports whether the handle was opened read-only.
 func (c *Catalog) ReadOnly() bool { return c.readOnly }
 
-// Format returns the catalog's format record as of open.
+// Format returns the catalog's format and commit-log origin as of open
+// (or as this handle's last RaiseFormat left them).
 func (c *Catalog) Format() (format uint64, origin *uint64) {
+	c.fmtMu.RLock()
+	defer c.fmtMu.RUnlock()
 	return c.format.Format, c.format.Origin
 }
 

@@ -135,6 +135,8 @@ func backoff(k int) time.Duration {
 // before it, writes one batch and delivers results. It returns members to
 // re-run after a benign lost race, or an error for all of them.
 func (c *Catalog) tryBatch(ctx context.Context, reqs []*commitReq) ([]*commitReq, error) {
+	c.fmtMu.RLock() // one format from prepare to landing (see RaiseFormat)
+	defer c.fmtMu.RUnlock()
 	etxn, err := c.db.Begin()
 	if err != nil {
 		return nil, storeErr(err, "starting a commit")
@@ -422,7 +424,8 @@ func (c *Catalog) Begin(ctx context.Context) (*Transaction, error) {
 		etxn.Rollback()
 		return nil, err
 	}
-	t := newTransaction(base, time.Now().UTC().Truncate(time.Microsecond), c.format.Format)
+	format, _ := c.Format()
+	t := newTransaction(base, time.Now().UTC().Truncate(time.Microsecond), format)
 	t.cat, t.etxn, t.head = c, etxn, head
 	return t, nil
 }
@@ -437,6 +440,12 @@ func (t *Transaction) Commit(ctx context.Context) (SnapshotID, error) {
 	if !t.changed() {
 		return t.base.snap.ID, nil
 	}
+	c := t.cat
+	c.fmtMu.RLock() // the format the transaction staged for must hold until it lands
+	defer c.fmtMu.RUnlock()
+	if c.format.Format != t.format {
+		return 0, errorf(CommitConflict, "the catalog's format was raised from %d to %d since this transaction began, so it staged the wrong index entries; begin again", t.format, c.format.Format)
+	}
 	t.finish()
 	for _, k := range t.order {
 		w := t.writes[k]
@@ -448,7 +457,6 @@ func (t *Transaction) Commit(ctx context.Context) (SnapshotID, error) {
 	}
 	newHead := Head{SnapshotID: t.id, BatchSeq: t.head.BatchSeq + 1}
 	t.etxn.Put(keys.Head(), encodeHead(&headRecord{SnapshotID: newHead.SnapshotID, BatchSeq: newHead.BatchSeq}))
-	c := t.cat
 	h, err := t.etxn.Commit(ctx, slate.WriteOptions{})
 	if err != nil {
 		c.dropHeld()

@@ -750,7 +750,9 @@ func (t *Transaction) RegisterDeleteFile(def DeleteFileDef) (DeleteFileID, error
 	dels := innerCopy(t, t.next.deleteFiles, def.TableID)
 	dels[id] = d
 	t.put(keys.CurrentDeleteFile(uint64(def.TableID), uint64(id)), encodeDeleteFile(d))
-	t.put(keys.DeleteTarget(uint64(def.TableID), uint64(def.DataFileID), uint64(id)), encodeDeleteTarget())
+	if hasDeleteTargets(t.format) {
+		t.put(keys.DeleteTarget(uint64(def.TableID), uint64(def.DataFileID), uint64(id)), encodeDeleteTarget())
+	}
 	t.deletedFiles = append(t.deletedFiles, def.DataFileID)
 	t.noteTable(chDeletedFrom, def.TableID)
 	return id, nil
@@ -758,7 +760,9 @@ func (t *Transaction) RegisterDeleteFile(def DeleteFileDef) (DeleteFileID, error
 
 func (t *Transaction) endDeleteFile(d *DeleteFile) {
 	t.del(keys.CurrentDeleteFile(uint64(d.TableID), uint64(d.ID)))
-	t.del(keys.DeleteTarget(uint64(d.TableID), uint64(d.DataFileID), uint64(d.ID)))
+	if hasDeleteTargets(t.format) {
+		t.del(keys.DeleteTarget(uint64(d.TableID), uint64(d.DataFileID), uint64(d.ID)))
+	}
 	if d.Begin != t.id {
 		ended := *d
 		ended.End = end(t.id)

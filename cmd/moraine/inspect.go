@@ -48,11 +48,7 @@ func printCatalog(ctx context.Context, out io.Writer, uri string, cat *core.Cata
 	}
 	format, origin := cat.Format()
 	fmt.Fprintf(out, "lake      %s\n", uri)
-	originText := "none (single-writer catalog)"
-	if origin != nil {
-		originText = fmt.Sprintf("%d (log-resident)", *origin)
-	}
-	fmt.Fprintf(out, "format    %d, commit-log origin: %s\n", format, originText)
+	fmt.Fprintf(out, "format    %d, commit-log origin: %s\n", format, originText(origin))
 	h := snap.Head()
 	fmt.Fprintf(out, "head      snapshot %d, batch %d, schema version %d\n", h.SnapshotID, h.BatchSeq, snap.Snapshot().SchemaVersion)
 	if dp, ok := snap.Option(core.ScopeGlobal, 0, "data_path"); ok {

@@ -2,6 +2,7 @@
 //
 //	moraine demo [-dir DIR]          create a lake on local disk and show it working
 //	moraine inspect [flags] URI      print a lake's format, head, tables and snapshots
+//	moraine migrate [flags] URI      bring a lake's catalog to the newest format
 //
 // URIs: a local directory (or file:///abs/dir), memory://name, or
 // s3://bucket/prefix (S3 settings from flags or the AWS environment).
@@ -28,6 +29,7 @@ const usage = `usage: moraine <command> [flags]
 commands:
   demo      create a lake under a local directory and show commits, a follower and the result
   inspect   print a lake's format, head, tables and recent snapshots
+  migrate   bring a lake's catalog to the newest format (or finish an interrupted migration)
 
 Run 'moraine <command> -h' for a command's flags.
 `
@@ -43,6 +45,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runDemo(ctx, args[1:], stdout)
 	case "inspect":
 		err = runInspect(ctx, args[1:], stdout)
+	case "migrate":
+		err = runMigrate(ctx, args[1:], stdout)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

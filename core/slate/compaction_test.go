@@ -227,7 +227,27 @@ func TestCompactorFencing(t *testing.T) {
 	if err := db.FlushMemtable(bg); err != nil {
 		t.Fatal(err)
 	}
+	// 4. A fenced writer's in-process compactor neither publishes nor takes
+	// the compactor epoch from the newer writer's.
+	for round := 4; round < 7; round++ {
+		writeRound(t, db, model, round, 8)
+		if err := db.FlushMemtable(bg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	newer := open(t, s, append(manual(), slate.WithSettings(slate.Settings{FlushInterval: 5 * time.Millisecond, ManifestPollInterval: -1}))...)
+	_, before, _ := slate.DescribeLatest(bg, s, "db")
+	if _, err := db.Compact(bg); !errors.Is(err, slate.ErrFenced) {
+		t.Fatalf("fenced writer's compaction: %v, want ErrFenced", err)
+	}
+	if _, now, _ := slate.DescribeLatest(bg, s, "db"); now != before {
+		t.Fatalf("a fenced writer's compactor changed the manifest:\nbefore %s\nafter  %s", before, now)
+	}
 	db.Close(bg)
+	if rep, err := newer.Compact(bg); err != nil || !rep.Compacted {
+		t.Fatalf("newer writer's compaction: %+v %v", rep, err)
+	}
+	newer.Close(bg)
 	db = open(t, s, manual()...)
 	defer db.Close(bg)
 	sameMap(t, "after compactor fencing", scanMap(t, db.Scan(bg, nil, nil)), model)
@@ -481,5 +501,44 @@ func TestCrashSweepAcrossCompaction(t *testing.T) {
 		if k > 3000 {
 			t.Fatal("workload never completed")
 		}
+	}
+}
+
+// TestReadAmplificationFallsAfterCompaction counts the tables a Get
+// consults (ReadStats) with ten L0 tables that each span the whole key
+// range, then after a full compaction into one run.
+func TestReadAmplificationFallsAfterCompaction(t *testing.T) {
+	s := objstore.NewMemory(0)
+	db := open(t, s, manual()...)
+	defer db.Close(bg)
+	const n = 1000
+	perm := rand.New(rand.NewPCG(4, 4)).Perm(n)
+	for i, k := range perm {
+		if _, err := db.Write(bg, batchOf(fmt.Sprintf("key%05d", k), "v"), slate.WriteOptions{NoWait: true}); err != nil {
+			t.Fatal(err)
+		}
+		if i%(n/10) == n/10-1 {
+			if err := db.FlushMemtable(bg); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	probe := func() (ssts, filters float64) {
+		before := db.ReadStats()
+		for k := 0; k < n; k++ {
+			mustGet(t, db.Get, fmt.Sprintf("key%05d", k), "v")
+		}
+		st := db.ReadStats()
+		gets := float64(st.Gets - before.Gets)
+		return float64(st.SSTsConsulted-before.SSTsConsulted) / gets, float64(st.FilterSkips-before.FilterSkips) / gets
+	}
+	l0SSTs, l0Skips := probe()
+	if _, err := db.CompactAll(bg); err != nil {
+		t.Fatal(err)
+	}
+	runSSTs, runSkips := probe()
+	t.Logf("per Get: 10 L0 tables: %.2f searched + %.2f filtered out; one run: %.2f searched + %.2f filtered out", l0SSTs, l0Skips, runSSTs, runSkips)
+	if l0SSTs+l0Skips < 3 || runSSTs+runSkips != 1 || runSSTs > l0SSTs {
+		t.Fatalf("read amplification: L0 %.2f+%.2f, run %.2f+%.2f", l0SSTs, l0Skips, runSSTs, runSkips)
 	}
 }

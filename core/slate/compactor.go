@@ -143,7 +143,13 @@ func OpenCompactor(ctx context.Context, store objstore.Store, root string, copts
 // claim takes a new compactor epoch; records of running compactions are
 // cleared in the same version (their compactors are fenced by it).
 func (c *Compactor) claim(ctx context.Context) error {
-	h, err := openHandleClaim(ctx, c.ms, roleCompactor, false, func(m *manifest.Manifest) { m.RunningCompactions = nil })
+	h, err := openHandleClaim(ctx, c.ms, roleCompactor, false, func(m *manifest.Manifest) error {
+		if err := c.checkWriter(m); err != nil {
+			return err // a fenced writer's compactor must not fence the newer writer's
+		}
+		m.RunningCompactions = nil
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("slate: claiming the compactor epoch: %w", err)
 	}
@@ -249,7 +255,7 @@ func (c *Compactor) loop(ctx context.Context) error {
 				return ctx.Err()
 			}
 			if errors.Is(err, ErrFenced) {
-				c.log.Warn("slate: compactor fenced by a newer compactor; stopping", "root", c.root, "err", err)
+				c.log.Warn("slate: compactor fenced; stopping", "root", c.root, "err", err)
 				c.setState(err, nil)
 				return err
 			}
@@ -348,6 +354,9 @@ func (c *Compactor) compact(ctx context.Context, all bool) (rep CompactionReport
 	// SSTs at or after its start.
 	start := mintAfter(ulid.ULID{})
 	if _, err := c.h.update(ctx, func(m *manifest.Manifest, _ uint64) error {
+		if err := c.checkWriter(m); err != nil {
+			return err
+		}
 		if slices.Contains(m.RunningCompactions, start) {
 			return errNoChange
 		}
@@ -381,6 +390,14 @@ func (c *Compactor) compact(ctx context.Context, all bool) (rep CompactionReport
 	}
 	published = true
 	rep.Compacted, rep.RunID = true, runID
+	if c.db != nil {
+		// The writer takes the new tree now (and forgets the inputs'
+		// cached tables with it).
+		if err := c.db.adoptLatest(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			c.log.Warn("slate: the writer could not adopt the compaction yet; its manifest poll will", "err", err)
+		}
+		return rep, nil
+	}
 	for _, s := range p.l0 {
 		c.tables.drop(s.ID)
 	}
@@ -389,12 +406,18 @@ func (c *Compactor) compact(ctx context.Context, all bool) (rep CompactionReport
 			c.tables.drop(s.ID)
 		}
 	}
-	if c.db != nil {
-		if err := c.db.adoptLatest(ctx); err != nil && !errors.Is(err, context.Canceled) {
-			c.log.Warn("slate: the writer could not adopt the compaction yet; its manifest poll will", "err", err)
-		}
-	}
 	return rep, nil
+}
+
+// checkWriter: an in-process compactor publishes only while its writer
+// holds the writer epoch. Its retention seq comes from that writer's
+// snapshots, which say nothing about a newer writer's (whose seqs may even
+// reuse the older writer's undurable ones).
+func (c *Compactor) checkWriter(m *manifest.Manifest) error {
+	if c.db != nil && m.WriterEpoch != c.db.mh.epoch {
+		return fmt.Errorf("%w: the writer this compactor runs in (epoch %d) was fenced (manifest holds %d)", ErrFenced, c.db.mh.epoch, m.WriterEpoch)
+	}
+	return nil
 }
 
 // dropRecord removes an unpublished compaction's record (best effort: the
@@ -441,6 +464,9 @@ func (c *Compactor) apply(m *manifest.Manifest, id uint64, p *plan, outs []manif
 	}
 	if present == 0 {
 		return 0, errNoChange // published already
+	}
+	if err := c.checkWriter(m); err != nil {
+		return 0, err
 	}
 	if present != len(p.l0)+len(p.runs) {
 		return 0, fmt.Errorf("%w: compaction sources changed under the compactor (%d of %d present)", ErrCorrupt, present, len(p.l0)+len(p.runs))
@@ -524,6 +550,9 @@ func (c *Compactor) merge(ctx context.Context, p *plan, retention uint64, start 
 		last = id
 		if _, err := c.store.Put(ctx, c.tables.key(id), data); err != nil {
 			return fmt.Errorf("uploading compaction output %s: %w", id, err)
+		}
+		if c.db != nil {
+			c.tables.add(id, data) // the writer reads it next (small tables only)
 		}
 		outs = append(outs, manifest.SST{ID: id, Size: int64(len(data)), FirstKey: info.FirstKey, LastKey: info.LastKey,
 			MinSeq: info.MinSeq, MaxSeq: info.MaxSeq, Rows: int64(info.Rows)})

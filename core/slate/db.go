@@ -46,15 +46,18 @@
 // first, then runs newest first), so the merged sources are contiguous in
 // age and the new run takes their place. Versions are dropped when no
 // reader can see them: for each key, every version newer than the retention
-// seq (the oldest seq an active Snapshot or Txn of the writer reads) is
-// kept, plus the newest version at or below it, which is dropped too when
-// it is a tombstone and the output is the bottom-most run. Checkpoints need
-// no retention: the versions they see live in the SSTs their manifests
-// list, which GC keeps. A compactor holds compactor_epoch (claimed by CAS;
-// an older compactor then gets ErrFenced and publishes nothing) and records
-// each compaction in the manifest before writing outputs, so GC keeps the
-// unpublished outputs. The writer's L0 flush waits while L0 holds
-// Settings.L0MaxSSTs tables and its compactor is running.
+// seq (the oldest seq an active Snapshot or Txn of the writer reads; a
+// standalone compactor uses the manifest's RecentSnapshotMinSeq, which the
+// writer records with every L0 flush and which never exceeds that) is kept,
+// plus the newest version at or below it, which is dropped too when it is a
+// tombstone and the output is the bottom-most run. Checkpoints need no
+// retention: the versions they see live in the SSTs their manifests list,
+// which GC keeps. A compactor holds compactor_epoch (claimed by CAS; an
+// older compactor then gets ErrFenced and publishes nothing; the writer's
+// in-process compactor also stops publishing once its writer is fenced)
+// and records each compaction in the manifest before writing outputs, so
+// GC keeps the unpublished outputs. The writer's L0 flush waits while L0
+// holds Settings.L0MaxSSTs tables and its compactor is running.
 //
 // # Garbage collection
 //
@@ -70,15 +73,35 @@
 //     replay from there), and (ReplayAfterWalID, NextWalID) of each pinned
 //     manifest (what a pinned reader replays); zero-byte fences are never
 //     deleted, so a stalled older writer always finds its next id taken;
-//   - deletes SSTs under compacted/ that no live manifest lists and whose
-//     ULID time is below min(now - MinAge, the newest L0 ULID or the
-//     LastCompactedL0 marker of the latest manifest, the start of every
-//     running compaction). Writers mint each L0 ULID above the newest L0 and
-//     marker they know, and compactors mint outputs above their recorded
-//     start, so an SST uploaded but not yet published is never below the
-//     cutoff. The compactor also writes a short-lived checkpoint on the
-//     manifest its inputs came from, so the writer's and readers' in-flight
-//     reads of those inputs finish before GC may take them.
+//   - deletes SSTs under compacted/ that no live manifest lists, whose ULID
+//     is at most the floor (the newest L0 table of the latest manifest, or
+//     its LastCompactedL0 marker) and whose ULID time is below
+//     min(now - MinAge, the start of every running compaction). A writer
+//     mints each L0 ULID above the newest L0 and marker it knows (at least
+//     GC's floor), and a compactor mints its outputs after its recorded
+//     start, so an SST uploaded but not yet published is never taken. The
+//     compactor also writes a short-lived checkpoint on the manifest its
+//     inputs came from, so the writer's and readers' in-flight reads of
+//     those inputs finish before GC may take them.
+//
+// The writer runs GC in the background every GCOptions.Interval (on by
+// default: 10 min, first run one interval after Open) and compaction every
+// CompactorOptions.PollInterval (on by default: 5 s); DB.RunGC, DB.Compact,
+// and the standalone RunGC and OpenCompactor run them on request.
+//
+// Who may be hurt by GC, and why they are not: the writer needs WAL ids
+// above its replay point (never below the latest manifest's), the tables of
+// its tree (listed by the latest manifest, or by a compactor checkpoint
+// while it adopts a compaction) and its pending uploads (above the floor or
+// after a compaction's start); a stalled older writer needs its next WAL id
+// to stay taken (fences are kept); a managed reader needs its checkpoint's
+// manifest and tables (pinned; the reader refreshes the checkpoint at half
+// its lifetime) and WAL files it has not tailed yet (if GC passes them the
+// reader's next poll moves its checkpoint to a newer manifest that holds
+// their rows); a pinned reader needs its checkpoint's manifest, tables and
+// WAL range (all pinned until the checkpoint is deleted or expires). A
+// follow-latest reader holds nothing and may see ErrNotFound from objects
+// GC removed (SlateDB's contract).
 package slate
 
 import (

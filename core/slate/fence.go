@@ -92,7 +92,7 @@ func openHandle(ctx context.Context, store *manifest.Store, r role, create bool)
 // openHandleClaim is openHandle with extra changes written in the same
 // version as the epoch claim (the compactor clears the in-flight records
 // of the compactors it fences).
-func openHandleClaim(ctx context.Context, store *manifest.Store, r role, create bool, claim func(*manifest.Manifest)) (*manifestHandle, error) {
+func openHandleClaim(ctx context.Context, store *manifest.Store, r role, create bool, claim func(*manifest.Manifest) error) (*manifestHandle, error) {
 	id, m, err := loadManifest(ctx, store, create)
 	if err != nil {
 		return nil, err
@@ -112,7 +112,9 @@ func openHandleClaim(ctx context.Context, store *manifest.Store, r role, create 
 			next.CompactorEpoch++
 		}
 		if claim != nil {
-			claim(next)
+			if err := claim(next); err != nil {
+				return nil, err
+			}
 		}
 		err := store.Create(ctx, h.id+1, next)
 		if err == nil {

@@ -476,7 +476,7 @@ func TestCheckpointExpiryAndManagedRefresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const life = 200 * time.Millisecond
+	const life = 400 * time.Millisecond
 	polling, err := slate.OpenReader(bg, s, "db", slate.ReaderOptions{PollInterval: 20 * time.Millisecond, CheckpointLifetime: life})
 	if err != nil {
 		t.Fatal(err)

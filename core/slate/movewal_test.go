@@ -91,9 +91,37 @@ func TestMoveWalStore(t *testing.T) {
 	}
 	sameMap(t, "pre-move checkpoint", scanMap(t, pinned.Scan(bg, nil, nil)), atCp)
 	pinned.Close(bg)
-	// GC on the new store keeps working and keeps the fences.
+	// GC on the new store keeps working and keeps the fences; the
+	// operator's GC needs to be told where the WAL lives.
 	if _, err := db2.RunGC(bg, noMinAge); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := slate.RunGC(bg, main, "db", noMinAge); !errors.Is(err, slate.ErrWalStoreMismatch) {
+		t.Fatalf("standalone GC without the WAL store: %v, want ErrWalStoreMismatch", err)
+	}
+	fences := 0
+	for _, f := range []objstore.Store{main, other} {
+		infos, _ := objstore.ListAll(bg, f, "db/wal/", "")
+		for _, o := range infos {
+			if o.Size == 0 {
+				fences++
+			}
+		}
+	}
+	if _, err := slate.RunGC(bg, main, "db", noMinAge, withOther); err != nil {
+		t.Fatal(err)
+	}
+	after := 0
+	for _, f := range []objstore.Store{main, other} {
+		infos, _ := objstore.ListAll(bg, f, "db/wal/", "")
+		for _, o := range infos {
+			if o.Size == 0 {
+				after++
+			}
+		}
+	}
+	if after != fences {
+		t.Fatalf("GC deleted fences: %d -> %d", fences, after)
 	}
 	db2.Close(bg) // uncrashed this time
 	// Moving to a store that already holds newer WAL files is refused.

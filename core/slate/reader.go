@@ -266,29 +266,46 @@ func (r *Reader) moveCheckpoint(ctx context.Context) error {
 	return nil
 }
 
-// keepAlive (managed mode without data polling) replaces the checkpoint
-// once half its lifetime has passed, or when GC removed it.
+// keepAlive (managed mode without data polling) extends the checkpoint's
+// expiry once half its lifetime has passed, without moving the state the
+// reader serves; if GC already removed it, it takes a new one.
 func (r *Reader) keepAlive(ctx context.Context) error {
 	r.refreshMu.Lock()
 	defer r.refreshMu.Unlock()
 	r.mu.Lock()
 	closed, due := r.closed, time.Until(r.cpExpires) < r.ropts.CheckpointLifetime/2
+	cp, id, m := r.checkpoint, r.latestID, r.latest
 	r.mu.Unlock()
 	if closed != nil || !due {
 		return closed
 	}
-	// Refresh the latest manifest first: the update needs it as its base.
-	r.mu.Lock()
-	id, m := r.latestID, r.latest
-	r.mu.Unlock()
-	nid, nm, err := r.ms.Refresh(ctx, id, m)
-	if err != nil {
-		return err
+	h := &manifestHandle{store: r.ms, role: roleNone, id: id, m: m}
+	expires := time.Now().Add(r.ropts.CheckpointLifetime)
+	found := true
+	if _, err := h.update(ctx, func(m *manifest.Manifest, _ uint64) error {
+		found = true
+		for i := range m.Checkpoints {
+			if m.Checkpoints[i].ID == cp {
+				m.Checkpoints[i].Expires = expires
+				return nil
+			}
+		}
+		found = false
+		return errNoChange
+	}); err != nil {
+		return fmt.Errorf("slate: extending the reader's checkpoint: %w", err)
 	}
+	hid, hm := h.current()
 	r.mu.Lock()
-	r.latestID, r.latest = nid, nm
+	r.latestID, r.latest = hid, hm
+	if found {
+		r.cpExpires = expires
+	}
 	r.mu.Unlock()
-	return r.moveCheckpoint(ctx)
+	if !found {
+		return r.moveCheckpoint(ctx)
+	}
+	return nil
 }
 
 // dropCheckpoint deletes a managed reader's checkpoint (best effort).

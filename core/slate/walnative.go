@@ -338,8 +338,13 @@ func (w *nativeWriter) Append(rows []Row) error {
 	for _, r := range rows {
 		w.curBytes += r.Size()
 	}
-	if w.wal.cfg.flushInterval == FlushContinuous || (w.wal.cfg.flushBytes > 0 && w.curBytes >= w.wal.cfg.flushBytes) {
+	switch {
+	case w.wal.cfg.flushBytes > 0 && w.curBytes >= w.wal.cfg.flushBytes:
 		w.freezeLocked()
+		w.poke()
+	case w.wal.cfg.flushInterval == FlushContinuous:
+		// The uploader freezes whatever has accumulated when it gets to it:
+		// batches appended while an upload is in flight share the next one.
 		w.poke()
 	}
 	return nil

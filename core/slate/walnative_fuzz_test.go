@@ -103,18 +103,23 @@ func walSeeds() [][]byte {
 	}
 }
 
-// TestWriteWalFuzzSeeds writes the committed seed corpus (with -update).
-func TestWriteWalFuzzSeeds(t *testing.T) {
-	if !*updateSeeds {
-		t.Skip("run with -update to rewrite testdata/fuzz seeds")
-	}
+// TestWalFuzzSeedsAreCurrent checks the committed seed corpus against
+// walSeeds; -update rewrites it.
+func TestWalFuzzSeedsAreCurrent(t *testing.T) {
 	dir := filepath.Join("testdata", "fuzz", "FuzzDecodeWalFile")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	for i, seed := range walSeeds() {
 		body := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", seed)
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed-%d", i)), []byte(body), 0o644); err != nil {
+		path := filepath.Join(dir, fmt.Sprintf("seed-%d", i))
+		if !*updateSeeds {
+			if have, err := os.ReadFile(path); err != nil || string(have) != body {
+				t.Errorf("seed %s is missing or stale (run go test -run TestWalFuzzSeedsAreCurrent -update): %v", path, err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -59,6 +59,7 @@ type Catalog struct {
 	db       *slate.DB     // read-write
 	reader   *slate.Reader // read-only
 	format   formatRecord
+	clog     *logState // commit-log machinery (nil without a provider)
 	// fmtMu guards format: commits hold it shared while they prepare and
 	// land (so they maintain the derived indexes of one format), RaiseFormat
 	// exclusively while it rewrites the format record.
@@ -79,6 +80,9 @@ func Open(ctx context.Context, store objstore.Store, opts CatalogOptions) (*Cata
 	opts = opts.withDefaults()
 	if opts.Checkpoint != "" {
 		return nil, errorf(Configuration, "a checkpoint (%s) pins a read-only open; a read-write open cannot use one", opts.Checkpoint)
+	}
+	if p := providerFor(opts); p != nil {
+		return openCommitter(ctx, store, opts, p)
 	}
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
@@ -188,6 +192,9 @@ func (c *Catalog) bootstrap(ctx context.Context) error {
 // commits every opts.ReaderPollInterval.
 func OpenReadOnly(ctx context.Context, store objstore.Store, opts CatalogOptions) (*Catalog, error) {
 	opts = opts.withDefaults()
+	if p := providerFor(opts); p != nil && opts.Checkpoint == "" {
+		return openLogReader(ctx, store, opts, p)
+	}
 	ro := slate.ReaderOptions{PollInterval: opts.ReaderPollInterval}
 	if lifetime := 3 * opts.ReaderPollInterval; lifetime > 10*time.Minute {
 		ro.CheckpointLifetime = lifetime // the engine wants at least twice the poll
@@ -241,11 +248,19 @@ func (c *Catalog) Format() (format uint64, origin *uint64) {
 	return c.format.Format, c.format.Origin
 }
 
-func (c *Catalog) kv() kvReader {
-	if c.readOnly {
-		return c.reader
-	}
+// writerDB returns the engine writer this handle holds: a single writer's,
+// or a commit-log holder's. Readers and plain committers hold none.
+func (c *Catalog) writerDB() *slate.DB {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	return c.db
+}
+
+func (c *Catalog) kv() kvReader {
+	if db := c.writerDB(); db != nil {
+		return db
+	}
+	return c.reader
 }
 
 // Head returns the catalog's head stamp.
@@ -253,7 +268,7 @@ func (c *Catalog) Head(ctx context.Context) (Head, error) {
 	if err := c.checkOpen(); err != nil {
 		return Head{}, err
 	}
-	if !c.readOnly {
+	if c.writerDB() != nil {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if c.held != nil {
@@ -284,14 +299,14 @@ func (c *Catalog) Snapshot(ctx context.Context) (*CatalogSnapshot, error) {
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}
-	if !c.readOnly {
+	if db := c.writerDB(); db != nil {
 		c.mu.Lock()
 		held := c.held
 		c.mu.Unlock()
 		if held != nil {
 			return held, nil
 		}
-		s, err := load(ctx, c.db, nil)
+		s, err := load(ctx, db, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -348,10 +363,11 @@ func (c *Catalog) SnapshotAt(ctx context.Context, id SnapshotID) (*CatalogSnapsh
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}
-	if c.readOnly {
+	db := c.writerDB()
+	if db == nil {
 		return c.stableLoad(ctx, &id)
 	}
-	snap := c.db.Snapshot()
+	snap := db.Snapshot()
 	defer snap.Release()
 	return load(ctx, snap, &id)
 }
@@ -381,8 +397,8 @@ func (c *Catalog) Refresh(ctx context.Context) error {
 	if err := c.checkOpen(); err != nil {
 		return err
 	}
-	if !c.readOnly {
-		return nil
+	if c.reader == nil {
+		return nil // a single writer is always current
 	}
 	return storeErr(c.reader.Refresh(ctx), "refreshing")
 }
@@ -398,12 +414,17 @@ func (c *Catalog) Close(ctx context.Context) error {
 	c.closed = true
 	c.mu.Unlock()
 	c.leaderW.Wait()
-	if c.readOnly {
-		return storeErr(c.reader.Close(ctx), "closing")
+	if c.clog != nil {
+		c.clog.close(ctx)
 	}
-	err := c.db.Close(ctx)
-	if errors.Is(err, slate.ErrFenced) {
-		return nil // the newer writer holds everything we committed
+	var err error
+	if c.reader != nil {
+		err = c.reader.Close(ctx)
+	}
+	if db := c.writerDB(); db != nil {
+		if derr := db.Close(ctx); derr != nil && !errors.Is(derr, slate.ErrFenced) && err == nil {
+			err = derr // a fenced writer: the newer one holds everything we committed
+		}
 	}
 	return storeErr(err, "closing")
 }

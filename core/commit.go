@@ -2,14 +2,12 @@ package core
 
 import (
 	"context"
-	"errors"
 	"math/rand/v2"
 	"slices"
 	"sort"
 	"time"
 
 	"github.com/moraine-go/moraine/core/keys"
-	"github.com/moraine-go/moraine/core/slate"
 )
 
 // commitReq is one Commit caller waiting on the group committer.
@@ -132,31 +130,31 @@ func backoff(k int) time.Duration {
 }
 
 // tryBatch runs every member's closure against the fold of the members
-// before it, writes one batch and delivers results. It returns members to
+// before it, lands one batch and delivers results. It returns members to
 // re-run after a benign lost race, or an error for all of them.
 func (c *Catalog) tryBatch(ctx context.Context, reqs []*commitReq) ([]*commitReq, error) {
 	c.fmtMu.RLock() // one format from prepare to landing (see RaiseFormat)
 	defer c.fmtMu.RUnlock()
-	etxn, err := c.db.Begin()
+	sess, err := c.newSession(ctx)
 	if err != nil {
-		return nil, storeErr(err, "starting a commit")
+		return nil, err
 	}
-	defer etxn.Rollback()
-	head, ok, err := readHead(ctx, etxn)
+	defer sess.release()
+	head, ok, err := readHead(ctx, sess)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		return nil, errorf(Corruption, "the catalog has no head record")
 	}
-	base, err := c.baseFor(ctx, etxn, head)
+	base, err := c.baseFor(ctx, sess, head)
 	if err != nil {
 		return nil, err
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	fold := base
 	members := make([]member, len(reqs))
-	var landed []*member
+	var landed []*Transaction
 	for i, r := range reqs {
 		t := newTransaction(fold, now, c.format.Format)
 		members[i] = member{req: r, txn: t}
@@ -169,7 +167,7 @@ func (c *Catalog) tryBatch(ctx context.Context, reqs []*commitReq) ([]*commitReq
 		}
 		t.finish()
 		fold = t.next
-		landed = append(landed, &members[i])
+		landed = append(landed, t)
 	}
 	deliver := func() {
 		for i := range members {
@@ -189,30 +187,18 @@ func (c *Catalog) tryBatch(ctx context.Context, reqs []*commitReq) ([]*commitReq
 		deliver()
 		return nil, nil
 	}
-	newHead := Head{SnapshotID: fold.snap.ID, BatchSeq: head.BatchSeq + 1}
-	for _, m := range landed {
-		for _, k := range m.txn.order {
-			w := m.txn.writes[k]
-			if w.value == nil {
-				etxn.Delete(w.key)
-			} else {
-				etxn.Put(w.key, w.value)
-			}
-		}
-	}
-	etxn.Put(keys.Head(), encodeHead(&headRecord{SnapshotID: newHead.SnapshotID, BatchSeq: newHead.BatchSeq}))
-	h, err := etxn.Commit(ctx, slate.WriteOptions{})
+	b := &preparedBatch{prepared: head, newHead: Head{SnapshotID: fold.snap.ID, BatchSeq: head.BatchSeq + 1},
+		writes: batchWrites(landed), changes: unionChanges(landed)}
+	lost, err := sess.land(ctx, b)
 	if err != nil {
-		if errors.Is(err, slate.ErrTxnConflict) {
-			return c.lostRace(ctx, reqs, members, head)
-		}
 		c.dropHeld()
-		if h.Seq != 0 {
-			return nil, wrapf(OutcomeUnknown, err, "the commit was written but not confirmed durable; it may or may not have landed: re-read the head before retrying")
-		}
-		return nil, storeErr(err, "committing snapshot %d", newHead.SnapshotID)
+		return nil, err
 	}
-	fold.head = newHead
+	if lost != nil {
+		c.dropHeld()
+		return c.classifyMembers(members, lost), nil
+	}
+	fold.head = b.newHead
 	c.mu.Lock()
 	c.held = fold
 	c.mu.Unlock()
@@ -253,14 +239,10 @@ func (c *Catalog) dropHeld() {
 	c.mu.Unlock()
 }
 
-// lostRace classifies every landed member of a batch that lost the head
-// race against the snapshots that landed since it was prepared.
-func (c *Catalog) lostRace(ctx context.Context, reqs []*commitReq, members []member, prepared Head) ([]*commitReq, error) {
-	c.dropHeld()
-	theirs, resolve, err := c.intervening(ctx, prepared.SnapshotID)
-	if err != nil {
-		return nil, err
-	}
+// classifyMembers decides, for every member of a batch that lost the head
+// race, whether it truly conflicts with what landed (CommitConflict) or
+// can re-run on top of it. It delivers failures and returns the re-runs.
+func (c *Catalog) classifyMembers(members []member, lost *lostRace) []*commitReq {
 	var retry []*commitReq
 	for i := range members {
 		m := &members[i]
@@ -272,13 +254,13 @@ func (c *Catalog) lostRace(ctx context.Context, reqs []*commitReq, members []mem
 			retry = append(retry, m.req) // re-read the new head
 			continue
 		}
-		if reason := m.txn.conflictsWith(theirs, resolve); reason != "" {
+		if reason := m.txn.conflictsWith(lost.theirs, lost.resolve); reason != "" {
 			m.req.done <- commitResult{err: errorf(CommitConflict, "lost to a concurrent commit: %s", reason)}
 			continue
 		}
 		retry = append(retry, m.req)
 	}
-	return retry, nil
+	return retry
 }
 
 // intervening returns the change sets of snapshots after `after` and a
@@ -407,33 +389,33 @@ func (c *Catalog) Begin(ctx context.Context) (*Transaction, error) {
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}
-	etxn, err := c.db.Begin()
+	sess, err := c.newSession(ctx)
 	if err != nil {
-		return nil, storeErr(err, "starting a transaction")
+		return nil, err
 	}
-	head, ok, err := readHead(ctx, etxn)
+	head, ok, err := readHead(ctx, sess)
 	if err == nil && !ok {
 		err = errorf(Corruption, "the catalog has no head record")
 	}
 	if err != nil {
-		etxn.Rollback()
+		sess.release()
 		return nil, err
 	}
-	base, err := c.baseFor(ctx, etxn, head)
+	base, err := c.baseFor(ctx, sess, head)
 	if err != nil {
-		etxn.Rollback()
+		sess.release()
 		return nil, err
 	}
 	format, _ := c.Format()
 	t := newTransaction(base, time.Now().UTC().Truncate(time.Microsecond), format)
-	t.cat, t.etxn, t.head = c, etxn, head
+	t.cat, t.sess, t.head = c, sess, head
 	return t, nil
 }
 
 // Commit lands an explicit transaction (see Catalog.Begin) and returns the
 // snapshot it minted, or the head it started from if it staged nothing.
 func (t *Transaction) Commit(ctx context.Context) (SnapshotID, error) {
-	if t.etxn == nil {
+	if t.sess == nil {
 		return 0, errorf(InvalidArgument, "Commit is for transactions from Catalog.Begin; Catalog.Commit commits closures itself")
 	}
 	defer t.Rollback()
@@ -447,35 +429,21 @@ func (t *Transaction) Commit(ctx context.Context) (SnapshotID, error) {
 		return 0, errorf(CommitConflict, "the catalog's format was raised from %d to %d since this transaction began, so it staged the wrong index entries; begin again", t.format, c.format.Format)
 	}
 	t.finish()
-	for _, k := range t.order {
-		w := t.writes[k]
-		if w.value == nil {
-			t.etxn.Delete(w.key)
-		} else {
-			t.etxn.Put(w.key, w.value)
-		}
-	}
-	newHead := Head{SnapshotID: t.id, BatchSeq: t.head.BatchSeq + 1}
-	t.etxn.Put(keys.Head(), encodeHead(&headRecord{SnapshotID: newHead.SnapshotID, BatchSeq: newHead.BatchSeq}))
-	h, err := t.etxn.Commit(ctx, slate.WriteOptions{})
+	b := &preparedBatch{prepared: t.head, newHead: Head{SnapshotID: t.id, BatchSeq: t.head.BatchSeq + 1},
+		writes: batchWrites([]*Transaction{t}), changes: unionChanges([]*Transaction{t})}
+	lost, err := t.sess.land(ctx, b)
 	if err != nil {
 		c.dropHeld()
-		if errors.Is(err, slate.ErrTxnConflict) {
-			theirs, resolve, ierr := c.intervening(ctx, t.base.snap.ID)
-			if ierr != nil {
-				return 0, ierr
-			}
-			if reason := t.conflictsWith(theirs, resolve); reason != "" {
-				return 0, errorf(CommitConflict, "lost to a concurrent commit: %s", reason)
-			}
-			return 0, errorf(CommitConflict, "a concurrent commit changed state this one read or wrote (attempted snapshot %d); explicit transactions are never retried internally", t.id)
-		}
-		if h.Seq != 0 {
-			return 0, wrapf(OutcomeUnknown, err, "the commit was written but not confirmed durable; it may or may not have landed: re-read the head before retrying")
-		}
-		return 0, storeErr(err, "committing snapshot %d", t.id)
+		return 0, err
 	}
-	t.next.head = newHead
+	if lost != nil {
+		c.dropHeld()
+		if reason := t.conflictsWith(lost.theirs, lost.resolve); reason != "" {
+			return 0, errorf(CommitConflict, "lost to a concurrent commit: %s", reason)
+		}
+		return 0, errorf(CommitConflict, "a concurrent commit changed state this one read or wrote (attempted snapshot %d); explicit transactions are never retried internally", t.id)
+	}
+	t.next.head = b.newHead
 	c.mu.Lock()
 	if c.held != nil && c.held.head == t.head {
 		c.held = t.next
@@ -488,8 +456,8 @@ func (t *Transaction) Commit(ctx context.Context) (SnapshotID, error) {
 
 // Rollback abandons an explicit transaction (safe after Commit).
 func (t *Transaction) Rollback() {
-	if t.etxn != nil {
-		t.etxn.Rollback()
-		t.etxn = nil
+	if t.sess != nil {
+		t.sess.release()
+		t.sess = nil
 	}
 }

@@ -194,6 +194,9 @@ func (c *Catalog) RaiseFormat(ctx context.Context, dryRun bool) (FormatRaise, er
 	if err := c.checkOpen(); err != nil {
 		return FormatRaise{}, err
 	}
+	if c.writerDB() == nil {
+		return FormatRaise{}, errorf(InvalidArgument, "raising the format writes the store directly: on a commit log, take the store first (TakeStore)")
+	}
 	c.fmtMu.Lock()
 	defer c.fmtMu.Unlock()
 	f, ok, err := readFormat(ctx, c.db)

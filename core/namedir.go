@@ -30,8 +30,8 @@ func (c *Catalog) consistentRead(ctx context.Context, fn func(kv kvReader) error
 	if err := c.checkOpen(); err != nil {
 		return err
 	}
-	if !c.readOnly {
-		snap := c.db.Snapshot()
+	if db := c.writerDB(); db != nil {
+		snap := db.Snapshot()
 		defer snap.Release()
 		return fn(snap)
 	}

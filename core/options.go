@@ -45,11 +45,26 @@ type CatalogOptions struct {
 	// catalog's lifetime unless moved with MoveWalStore.
 	WalStore objstore.Store
 
+	// CommitLog is this open's commit-log provider; it wins over the one
+	// registered with RegisterCommitLog. There is no way to ignore the
+	// registration for one open (RFC 0024).
+	CommitLog CommitLogProvider
+
 	// CommitLogTail makes a read-only open tail the commit log, and
 	// CommitLogPollInterval sets a committer's poll. Both are ignored when
 	// no commit-log provider is present (RFC 0024).
 	CommitLogTail         bool
 	CommitLogPollInterval time.Duration
+
+	// Library-only commit-log knobs (RFC 0024), all defaulted:
+	// CommitLogFoldSlots: every this many slots the committer that lands
+	// one folds the log into the store (default 64; negative: never).
+	// CommitLogRetention: truncation keeps slots younger than this (default
+	// 10 min). CommitLogFoldPoll: a holder (TakeStore) folds peers' slots
+	// this often (default 1 s).
+	CommitLogFoldSlots int
+	CommitLogRetention time.Duration
+	CommitLogFoldPoll  time.Duration
 
 	// MaxCommitAttempts bounds how often Commit re-runs a closure after
 	// benign lost races (default 10).

@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/moraine-go/moraine/core/keys"
-	"github.com/moraine-go/moraine/core/slate"
 )
 
 // ColumnDef describes a column to create. Nested types (struct, list, map)
@@ -102,7 +101,7 @@ type Transaction struct {
 
 	// Explicit transactions (Catalog.Begin) only.
 	cat  *Catalog
-	etxn *slate.Txn
+	sess session
 	head Head
 }
 

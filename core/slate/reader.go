@@ -57,6 +57,10 @@ type ReaderOptions struct {
 	// lifetime, only to do that), so it never expires while the reader is
 	// open. It must be at least twice PollInterval.
 	CheckpointLifetime time.Duration
+	// NoTail replays the WAL once at open and afterwards follows only the
+	// manifest: data newer than the writer's last L0 flush waits for the
+	// next one. A log-resident catalog's non-tailing readers use it.
+	NoTail bool
 }
 
 func (o *ReaderOptions) fill() error {
@@ -97,6 +101,7 @@ type Reader struct {
 	nextWal    uint64    // next WAL id to replay
 	walEnd     uint64    // pinned: exclusive end; 0: follow the tail
 	walIter    WalIterator
+	tailedOnce bool
 	checkpoint uuid.UUID // managed mode
 	cpExpires  time.Time
 	progress   chan struct{}
@@ -330,6 +335,11 @@ func (r *Reader) dropCheckpoint(ctx context.Context) {
 // tail replays WAL files past what the reader has.
 func (r *Reader) tail(ctx context.Context) error {
 	r.mu.Lock()
+	if r.ropts.NoTail && r.tailedOnce {
+		r.mu.Unlock()
+		return nil
+	}
+	r.tailedOnce = true
 	if r.walEnd != 0 && r.nextWal >= r.walEnd {
 		r.mu.Unlock()
 		return nil
@@ -475,6 +485,40 @@ func (r *Reader) viewNow() (*view, error) {
 
 // ReadStats returns the point-read counters since OpenReader.
 func (r *Reader) ReadStats() ReadStats { return r.stats.snapshot() }
+
+// ReplayAfterWalID is the replay point of the manifest the reader's tree
+// comes from: WAL ids at or below it are folded into that tree.
+func (r *Reader) ReplayAfterWalID() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.base.ReplayAfterWalID
+}
+
+// ReaderSnapshot pins what a Reader serves at one moment: later polls do
+// not change it.
+type ReaderSnapshot struct{ v *view }
+
+// Snapshot pins the reader's current state.
+func (r *Reader) Snapshot() (*ReaderSnapshot, error) {
+	v, err := r.viewNow()
+	if err != nil {
+		return nil, err
+	}
+	return &ReaderSnapshot{v: v}, nil
+}
+
+// Seq is the seq the snapshot serves.
+func (s *ReaderSnapshot) Seq() uint64 { return s.v.seq }
+
+// Get reads key at the snapshot.
+func (s *ReaderSnapshot) Get(ctx context.Context, key []byte) ([]byte, bool, error) {
+	return getValue(ctx, s.v, key)
+}
+
+// Scan iterates [start, end) at the snapshot.
+func (s *ReaderSnapshot) Scan(ctx context.Context, start, end []byte) *Iterator {
+	return &Iterator{it: s.v.scan(ctx, start, end, nil)}
+}
 
 // Seq is the highest seq the reader serves.
 func (r *Reader) Seq() uint64 {

@@ -1,0 +1,644 @@
+package core
+
+// commitlog_roles.go: how a catalog open uses a commit-log provider
+// (RFC 0024 "What the plug reaches", "The committer", "Folding").
+//
+//   - A read-only open is a reader: an engine DbReader over the provider's
+//     WAL reader. With CommitLogTail it tails the log on every poll;
+//     without, it replays the log once at open and then follows folds.
+//   - A read-write open is a committer: a tailing reader (polled every
+//     CommitLogPollInterval) plus the provider's committer. Commits stage
+//     against a pinned view of that reader and become one slot each; the
+//     committer writes nothing into the store it reads. If the log is not
+//     adopted yet, the open adopts it first; if its unfolded tail is long,
+//     the open folds first.
+//   - Folding is a cadence, not a role: every CommitLogFoldSlots slots the
+//     committer that lands one folds (opens the store over the plug, which
+//     replays every slot the store lacks, writes it out, truncates the log
+//     below the replay point, closes). A failed fold is logged and let go.
+//   - TakeStore makes a committer a holder: it keeps the store open over
+//     the plug, lands each won slot into it directly, and folds peers'
+//     slots on an idle poll, until Close (or until another process fences
+//     it: then it gives the store up and keeps committing through the log).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/moraine-go/moraine/core/keys"
+	"github.com/moraine-go/moraine/core/objstore"
+	"github.com/moraine-go/moraine/core/slate"
+)
+
+const (
+	defaultFoldSlots      = 64
+	defaultLogRetention   = 10 * time.Minute
+	defaultFoldPoll       = time.Second
+	defaultCommitLogPoll  = time.Second
+	servedWait            = 30 * time.Second
+	walBaseHeadroom       = 1 << 20 // WAL ids kept free above the store's own WAL at adoption
+	seqBaseHeadroom       = 1 << 32 // seqs kept free above the store's at adoption
+	adoptionWriterVersion = WriterVersion
+)
+
+type logRole int
+
+const (
+	logReader logRole = iota
+	logCommitter
+	logHolder
+)
+
+// logState is a catalog open's commit-log machinery.
+type logState struct {
+	c         *Catalog
+	p         CommitLogProvider
+	committer Committer
+	logStore  objstore.Store
+	base      LogBase
+	path      string
+
+	mu   sync.Mutex
+	role logRole
+	// foldMu serializes folds, idle polls and a holder's own landing.
+	foldMu sync.Mutex
+	stop   chan struct{}
+	wg     sync.WaitGroup
+}
+
+// logStoreFor is the store the log lives in, wrapped like the catalog's.
+func logStoreFor(store objstore.Store, opts CatalogOptions) objstore.Store {
+	if opts.WalStore != nil {
+		return engineStore(opts.WalStore, opts)
+	}
+	return engineStore(store, opts)
+}
+
+func (o CatalogOptions) foldSlots() uint64 {
+	if o.CommitLogFoldSlots < 0 {
+		return 0
+	}
+	if o.CommitLogFoldSlots == 0 {
+		return defaultFoldSlots
+	}
+	return uint64(o.CommitLogFoldSlots)
+}
+
+// plugOptions are the engine options of a store opened over the log.
+func (l *logState) plugOptions(init slate.WriterInit) []slate.Option {
+	opts := l.c.opts
+	eo := []slate.Option{slate.WithSettings(opts.engineSettings()), slate.WithLogger(opts.Logger), slate.WithWalWriter(init),
+		slate.WithGC(slate.GCOptions{Interval: -1}), slate.WithCompactor(slate.CompactorOptions{PollInterval: -1})}
+	if gc, ok := init.(slate.WalGC); ok {
+		eo = append(eo, slate.WithWalGC(gc))
+	}
+	return eo
+}
+
+// openLogReader opens a read-only handle over the provider's reader.
+func openLogReader(ctx context.Context, store objstore.Store, opts CatalogOptions, p CommitLogProvider) (*Catalog, error) {
+	es := engineStore(store, opts)
+	ls := logStoreFor(store, opts)
+	ro := slate.ReaderOptions{PollInterval: opts.ReaderPollInterval, NoTail: !opts.CommitLogTail}
+	if opts.FollowLatest {
+		ro.Mode = slate.ReaderFollowLatest
+	}
+	if lifetime := 3 * opts.ReaderPollInterval; lifetime > 10*time.Minute {
+		ro.CheckpointLifetime = lifetime
+	}
+	r, err := slate.OpenReader(ctx, es, opts.Path, ro, slate.WithWalReader(p.Reader(ls, opts.Path)), slate.WithLogger(opts.Logger))
+	if err != nil {
+		if errors.Is(err, slate.ErrNotInitialized) {
+			return nil, errorf(NotFound, "no moraine catalog at %s (path %q): open it read-write once to create it", store, opts.Path)
+		}
+		return nil, storeErr(err, "opening the catalog at %s (path %q) read-only over the commit log", store, opts.Path)
+	}
+	c := &Catalog{store: es, opts: opts, log: opts.Logger, readOnly: true, reader: r}
+	c.clog = &logState{c: c, p: p, logStore: ls, path: opts.Path, role: logReader}
+	if err := c.loadFormat(ctx, r, true); err != nil {
+		r.Close(ctx)
+		return nil, err
+	}
+	return c, nil
+}
+
+// loadFormat reads and validates the format record through kv.
+func (c *Catalog) loadFormat(ctx context.Context, kv kvReader, hasProvider bool) error {
+	f, ok, err := readFormat(ctx, kv)
+	if err == nil && !ok {
+		err = errorf(NotFound, "no moraine catalog at %s (path %q): the store holds an engine but no catalog; open it read-write once to create it", c.store, c.opts.Path)
+	}
+	if err == nil {
+		err = validateFormat(ctx, kv, f, hasProvider)
+	}
+	if err != nil {
+		return err
+	}
+	c.format = *f
+	return nil
+}
+
+// openCommitter opens a read-write handle on a commit log.
+func openCommitter(ctx context.Context, store objstore.Store, opts CatalogOptions, p CommitLogProvider) (*Catalog, error) {
+	es := engineStore(store, opts)
+	ls := logStoreFor(store, opts)
+	committer := p.Committer(ls, opts.Path)
+	if committer == nil {
+		return nil, errorf(Configuration, "the commit-log provider is reader-only (it has no committer): open the catalog read-only, or use a provider that can commit")
+	}
+	c := &Catalog{store: es, opts: opts, log: opts.Logger}
+	l := &logState{c: c, p: p, committer: committer, logStore: ls, path: opts.Path, role: logCommitter, stop: make(chan struct{})}
+	c.clog = l
+	base, ok, err := committer.Base(ctx)
+	if err != nil {
+		return nil, logErr(err, "reading the commit log's base")
+	}
+	if !ok {
+		if base, err = l.adopt(ctx); err != nil {
+			return nil, err
+		}
+	}
+	l.base = base
+	poll := opts.CommitLogPollInterval
+	if poll == 0 {
+		poll = defaultCommitLogPoll
+	}
+	r, err := slate.OpenReader(ctx, es, opts.Path, slate.ReaderOptions{PollInterval: poll},
+		slate.WithWalReader(p.Reader(ls, opts.Path)), slate.WithLogger(opts.Logger))
+	if err != nil {
+		return nil, storeErr(err, "opening the committer's reader")
+	}
+	c.reader = r
+	if err := c.loadFormat(ctx, r, true); err != nil {
+		r.Close(ctx)
+		return nil, err
+	}
+	if c.format.Origin == nil && c.format.Format != FormatLegacyLog {
+		r.Close(ctx)
+		return nil, errorf(Corruption, "the commit log at %s is adopted but the catalog it serves has no commit-log origin", ls)
+	}
+	// A long unfolded tail costs every cold open one GET per slot: fold it
+	// first.
+	if n, err := c.unfolded(ctx); err == nil && l.c.opts.foldSlots() > 0 && n > l.c.opts.foldSlots() {
+		if _, err := l.fold(ctx); err != nil {
+			c.log.Warn("moraine: folding the commit log's long tail at open failed; continuing", "err", err)
+		} else if err := r.Refresh(ctx); err != nil {
+			r.Close(ctx)
+			return nil, storeErr(err, "refreshing after the open's fold")
+		}
+	}
+	return c, nil
+}
+
+func logErr(err error, format string, args ...any) error {
+	var ce *Error
+	if errors.As(err, &ce) {
+		return err
+	}
+	return storeErr(err, format, args...)
+}
+
+// adopt makes the store log-resident: it opens the store on its own WAL
+// (fencing any single writer), creates the catalog if the store is empty,
+// flushes everything into the tree, and races the adoption stamp as slot 0
+// with a base just past the store's WAL ids and seqs. Whoever's stamp holds
+// slot 0 defines the base; the store is then folded once so it holds the
+// stamp (and refuses provider-less opens).
+func (l *logState) adopt(ctx context.Context) (LogBase, error) {
+	c := l.c
+	db, err := slate.Open(ctx, c.store, c.opts.Path, engineOptions(c.opts)...)
+	if err != nil {
+		return LogBase{}, storeErr(err, "opening the store to adopt its commit log")
+	}
+	tmp := &Catalog{store: c.store, opts: c.opts, log: c.log, db: db}
+	closeDB := func() { db.Close(ctx) }
+	f, ok, err := readFormat(ctx, db)
+	if err == nil && !ok {
+		if err = tmp.bootstrap(ctx); err == nil {
+			f, _, err = readFormat(ctx, db)
+		}
+	}
+	if err != nil {
+		closeDB()
+		return LogBase{}, err
+	}
+	if err := checkKnownFormat(f); err != nil {
+		closeDB()
+		return LogBase{}, err
+	}
+	if mig, ok, err := readMigration(ctx, db); err != nil || ok {
+		closeDB()
+		if err != nil {
+			return LogBase{}, err
+		}
+		return LogBase{}, errorf(Migration, "the catalog is mid-migration (%s): finish it with `moraine migrate` before adopting a commit log", mig.describe())
+	}
+	if err := db.FlushMemtable(ctx); err != nil {
+		closeDB()
+		return LogBase{}, storeErr(err, "flushing the store before adoption")
+	}
+	head, ok, err := readHead(ctx, db)
+	if err == nil && !ok {
+		err = errorf(Corruption, "the catalog has no head record")
+	}
+	if err != nil {
+		closeDB()
+		return LogBase{}, err
+	}
+	st := db.Stats()
+	base := LogBase{WalBase: st.WalLastFlushedID + 1 + walBaseHeadroom, SeqBase: st.LastSeq + 1 + seqBaseHeadroom, OriginBatchSeq: head.BatchSeq}
+	var stamp LogBatch
+	if f.logResident() {
+		// The store says log-resident but the log has no base: a log that
+		// was lost or never written. Refuse rather than start a second one.
+		closeDB()
+		return LogBase{}, errorf(Corruption, "the catalog is stamped log-resident (origin %s) but its commit log at %s has no first slot", f.originText(), l.logStore)
+	}
+	nf, err := adoptionStamp(f, head)
+	if err != nil {
+		closeDB()
+		return LogBase{}, err
+	}
+	stamp = LogBatch{TxnID: uuid.New(), Slot: 0, Head: head,
+		Writes: []LogWrite{{Key: keys.Format(), Value: encodeFormat(&nf)}}}
+	held, _, won, err := l.committer.Adopt(ctx, base, stamp)
+	closeDB()
+	if err != nil {
+		return LogBase{}, logErr(err, "racing the adoption stamp")
+	}
+	if won {
+		c.log.Info("moraine: adopted the commit log", "store", c.store, "path", c.opts.Path, "origin", head.BatchSeq, "wal_base", held.WalBase)
+	}
+	l.base = held
+	if _, err := l.fold(ctx); err != nil {
+		return LogBase{}, err
+	}
+	return held, nil
+}
+
+// FoldReport says what a fold did.
+type FoldReport struct {
+	FromSlot, ThroughSlot uint64 // slots the store now holds (ThroughSlot inclusive)
+	Applied               uint64 // slots applied by this fold
+	Truncated             int    // log objects deleted below the replay point
+}
+
+// fold opens the store over the plug (fencing any other folder), which
+// replays every slot the store lacks, writes the memtable out, truncates
+// the log, and closes.
+func (l *logState) fold(ctx context.Context) (FoldReport, error) {
+	l.foldMu.Lock()
+	defer l.foldMu.Unlock()
+	c := l.c
+	init := l.p.WriterInit(l.logStore, l.path)
+	db, err := slate.Open(ctx, c.store, c.opts.Path, l.plugOptions(init)...)
+	if err != nil {
+		return FoldReport{}, storeErr(err, "opening the store to fold the commit log")
+	}
+	defer db.Close(ctx)
+	before := db.Stats()
+	if err := db.FlushMemtable(ctx); err != nil {
+		return FoldReport{}, storeErr(err, "writing the folded slots out")
+	}
+	rep := FoldReport{}
+	if l.base.SeqBase > 0 && db.LastCommittedSeq() >= l.base.SeqBase {
+		rep.ThroughSlot = db.LastCommittedSeq() - l.base.SeqBase
+	}
+	if before.LastL0Seq >= l.base.SeqBase {
+		rep.FromSlot = before.LastL0Seq - l.base.SeqBase + 1
+	}
+	if rep.ThroughSlot+1 > rep.FromSlot {
+		rep.Applied = rep.ThroughSlot + 1 - rep.FromSlot
+	}
+	retention := c.opts.CommitLogRetention
+	if retention == 0 {
+		retention = defaultLogRetention
+	}
+	gcr, err := db.RunGC(ctx, slate.GCOptions{MinAge: retention})
+	if err != nil {
+		c.log.Warn("moraine: truncating the commit log after a fold failed; the next fold retries", "err", err)
+	} else {
+		rep.Truncated = len(gcr.WalFiles)
+	}
+	return rep, nil
+}
+
+// FoldSprint folds the commit log into the store once (for a scheduled
+// drain). It is not on the commit path.
+func (c *Catalog) FoldSprint(ctx context.Context) (FoldReport, error) {
+	if c.clog == nil || c.clog.committer == nil {
+		return FoldReport{}, errorf(InvalidArgument, "FoldSprint needs a read-write open over a commit log")
+	}
+	return c.clog.fold(ctx)
+}
+
+// UnfoldedSlots reports how many landed slots the store has not folded yet
+// (one listing of the log; folds nothing).
+func (c *Catalog) UnfoldedSlots(ctx context.Context) (uint64, error) {
+	if c.clog == nil || c.clog.committer == nil {
+		return 0, errorf(InvalidArgument, "UnfoldedSlots needs a read-write open over a commit log")
+	}
+	return c.unfolded(ctx)
+}
+
+func (c *Catalog) unfolded(ctx context.Context) (uint64, error) {
+	l := c.clog
+	tail, ok, err := l.committer.Tail(ctx)
+	if err != nil || !ok {
+		return 0, logErr(err, "listing the commit log")
+	}
+	folded := c.reader.ReplayAfterWalID()
+	if folded < l.base.WalBase {
+		return tail + 1, nil
+	}
+	done := folded - l.base.WalBase // the last folded slot
+	if tail <= done {
+		return 0, nil
+	}
+	return tail - done, nil
+}
+
+// logSession is a committer's (or holder's) commit session: reads at a
+// pinned view, lands as one slot.
+type logSession struct {
+	l    *logState
+	view kvReader
+	// holder only: the store the slot is applied to once won.
+	db *slate.DB
+}
+
+func (l *logState) newSession(ctx context.Context) (session, error) {
+	l.mu.Lock()
+	role := l.role
+	l.mu.Unlock()
+	c := l.c
+	if role == logHolder {
+		snap := c.db.Snapshot()
+		return &logSession{l: l, view: &releasingSnapshot{snap}, db: c.db}, nil
+	}
+	snap, err := c.reader.Snapshot()
+	if err != nil {
+		return nil, storeErr(err, "pinning the committer's view")
+	}
+	return &logSession{l: l, view: snap}, nil
+}
+
+type releasingSnapshot struct{ *slate.Snapshot }
+
+func (s *logSession) Get(ctx context.Context, key []byte) ([]byte, bool, error) {
+	return s.view.Get(ctx, key)
+}
+
+func (s *logSession) Scan(ctx context.Context, start, end []byte) *slate.Iterator {
+	return s.view.Scan(ctx, start, end)
+}
+
+func (s *logSession) release() {
+	if r, ok := s.view.(*releasingSnapshot); ok {
+		r.Release()
+	}
+}
+
+// logWrites converts a batch's writes (and its head stamp) for the slot.
+func logWrites(b *preparedBatch) []LogWrite {
+	out := make([]LogWrite, 0, len(b.writes)+1)
+	for _, w := range b.writes {
+		out = append(out, LogWrite{Key: w.key, Value: w.value, Delete: w.value == nil})
+	}
+	out = append(out, LogWrite{Key: keys.Head(), Value: encodeHead(&headRecord{SnapshotID: b.newHead.SnapshotID, BatchSeq: b.newHead.BatchSeq})})
+	return out
+}
+
+func (s *logSession) land(ctx context.Context, b *preparedBatch) (*lostRace, error) {
+	l := s.l
+	slot := l.base.SlotFor(b.prepared)
+	batch := LogBatch{TxnID: uuid.New(), Slot: slot, Head: b.prepared, ChangesMade: formatChanges(b.changes.Changes),
+		DeletedDataFiles: b.changes.DeletedFiles, Writes: logWrites(b)}
+	if s.db != nil {
+		l.foldMu.Lock() // a holder's idle poll must not fold the slot it is landing
+		defer l.foldMu.Unlock()
+	}
+	res, err := l.committer.Offer(ctx, batch)
+	if err != nil {
+		return nil, logErr(err, "offering slot %d", slot)
+	}
+	if !res.Won {
+		if err := s.catchUp(ctx, res.Landed); err != nil {
+			return nil, err
+		}
+		theirs := make([]changeSet, 0, len(res.Landed))
+		for _, lb := range res.Landed {
+			chs, perr := parseChanges(lb.ChangesMade)
+			if perr != nil {
+				chs = []change{{Kind: "unparseable"}}
+			}
+			theirs = append(theirs, changeSet{Snapshot: lb.Head.SnapshotID + 1, Changes: chs, DeletedFiles: lb.DeletedDataFiles})
+		}
+		names := map[SchemaID]string{}
+		if base, err := l.c.baseFor(ctx, s, b.prepared); err == nil {
+			for _, sc := range base.schemas {
+				names[sc.ID] = sc.Name
+			}
+		}
+		return &lostRace{theirs: theirs, resolve: func(id SchemaID) (string, bool) { n, ok := names[id]; return n, ok }}, nil
+	}
+	seq := l.base.Seq(slot)
+	if s.db != nil {
+		if err := applySlot(ctx, s.db, l.base, batch); err != nil {
+			return nil, wrapf(OutcomeUnknown, err, "slot %d is committed in the log but applying it to the held store failed; a reopen folds it", slot)
+		}
+	} else if err := l.waitServed(ctx, seq); err != nil {
+		l.c.log.Warn("moraine: the commit landed but the reader has not served it yet", "slot", slot, "err", err)
+	}
+	if fs := l.c.opts.foldSlots(); s.db == nil && fs > 0 && slot%fs == 0 {
+		l.wg.Add(1)
+		go func() {
+			defer l.wg.Done()
+			if _, err := l.fold(context.Background()); err != nil {
+				l.c.log.Warn("moraine: cadence fold failed; the next one retries", "slot", slot, "err", err)
+			}
+		}()
+	}
+	return nil, nil
+}
+
+// catchUp makes the session's store (holder) or reader (committer) hold
+// the slots that beat this batch, before the lost-race outcome returns.
+func (s *logSession) catchUp(ctx context.Context, landed []LogBatch) error {
+	if len(landed) == 0 {
+		return nil
+	}
+	if s.db != nil {
+		for _, lb := range landed {
+			if s.db.LastCommittedSeq() >= s.l.base.Seq(lb.Slot) {
+				continue
+			}
+			if err := applySlot(ctx, s.db, s.l.base, lb); err != nil {
+				return storeErr(err, "folding slot %d into the held store", lb.Slot)
+			}
+		}
+		return nil
+	}
+	return s.l.waitServed(ctx, s.l.base.Seq(landed[len(landed)-1].Slot))
+}
+
+// applySlot writes one slot into a store held over the plug, at the slot's
+// seq (the plug acknowledges it at once: the slot is the durable record).
+func applySlot(ctx context.Context, db *slate.DB, base LogBase, lb LogBatch) error {
+	wb := slate.NewWriteBatch()
+	for _, w := range lb.Writes {
+		if w.Delete {
+			wb.Delete(w.Key)
+		} else {
+			wb.Put(w.Key, w.Value)
+		}
+	}
+	_, err := db.Write(ctx, wb, slate.WriteOptions{Seq: base.Seq(lb.Slot)})
+	return err
+}
+
+// waitServed refreshes the reader until it serves seq (round trips, not
+// ticks), bounded.
+func (l *logState) waitServed(ctx context.Context, seq uint64) error {
+	r := l.c.reader
+	ctx, cancel := context.WithTimeout(ctx, servedWait)
+	defer cancel()
+	for r.Seq() < seq {
+		if err := r.Refresh(ctx); err != nil {
+			return err
+		}
+		if r.Seq() >= seq {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// TakeStore makes this committer hold the store until Close: won slots are
+// applied to it directly and peers' slots are folded every
+// CommitLogFoldPoll. For jobs that write a lot through one process; not
+// needed for ordinary commits.
+func (c *Catalog) TakeStore(ctx context.Context) error {
+	l := c.clog
+	if l == nil || l.committer == nil {
+		return errorf(InvalidArgument, "TakeStore needs a read-write open over a commit log")
+	}
+	l.foldMu.Lock()
+	init := l.p.WriterInit(l.logStore, l.path)
+	db, err := slate.Open(ctx, c.store, c.opts.Path, l.plugOptions(init)...)
+	l.foldMu.Unlock()
+	if err != nil {
+		return storeErr(err, "taking the store")
+	}
+	c.mu.Lock()
+	c.db = db
+	c.held = nil
+	c.mu.Unlock()
+	l.mu.Lock()
+	l.role = logHolder
+	l.mu.Unlock()
+	poll := c.opts.CommitLogFoldPoll
+	if poll == 0 {
+		poll = defaultFoldPoll
+	}
+	l.wg.Add(1)
+	go l.idlePoll(poll)
+	return nil
+}
+
+// idlePoll folds peers' slots into a held store, and gives the store up if
+// another process fenced it.
+func (l *logState) idlePoll(every time.Duration) {
+	defer l.wg.Done()
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+		}
+		if !l.foldPeers(context.Background()) {
+			return
+		}
+	}
+}
+
+// foldPeers applies slots past the held store's cursor. It returns false
+// once the store was given up.
+func (l *logState) foldPeers(ctx context.Context) bool {
+	l.foldMu.Lock()
+	defer l.foldMu.Unlock()
+	c := l.c
+	c.mu.Lock()
+	db := c.db
+	c.mu.Unlock()
+	if db == nil {
+		return false
+	}
+	if reason := db.CloseReason(); reason != nil {
+		l.giveUp(reason)
+		return false
+	}
+	next := uint64(0)
+	if s := db.LastCommittedSeq(); s >= l.base.SeqBase {
+		next = s - l.base.SeqBase + 1
+	}
+	slots, err := l.committer.Read(ctx, next, 0)
+	if err != nil {
+		c.log.Warn("moraine: the holder's idle fold could not read the log", "err", err)
+		return true
+	}
+	for _, lb := range slots {
+		if err := applySlot(ctx, db, l.base, lb); err != nil {
+			if errors.Is(err, slate.ErrFenced) {
+				l.giveUp(err)
+				return false
+			}
+			c.log.Warn("moraine: the holder's idle fold failed", "slot", lb.Slot, "err", err)
+			return true
+		}
+	}
+	return true
+}
+
+// giveUp drops a held store another process fenced: commits continue
+// through the log as a plain committer.
+func (l *logState) giveUp(reason error) {
+	c := l.c
+	c.mu.Lock()
+	db := c.db
+	c.db = nil
+	c.held = nil
+	c.mu.Unlock()
+	l.mu.Lock()
+	l.role = logCommitter
+	l.mu.Unlock()
+	if db != nil {
+		db.Close(context.Background())
+	}
+	c.log.Info("moraine: gave up the held store; committing through the log", "reason", reason)
+}
+
+// close stops the log machinery.
+func (l *logState) close(ctx context.Context) {
+	if l.stop != nil {
+		select {
+		case <-l.stop:
+		default:
+			close(l.stop)
+		}
+	}
+	l.wg.Wait()
+}
+
+var _ = fmt.Sprintf

@@ -23,9 +23,12 @@ func (p *countingProvider) consulted() int { p.mu.Lock(); defer p.mu.Unlock(); r
 func (p *countingProvider) bump()          { p.mu.Lock(); p.calls++; p.mu.Unlock() }
 
 func (p *countingProvider) WriterInit(objstore.Store, string) slate.WriterInit { p.bump(); return nil }
-func (p *countingProvider) Reader(objstore.Store, string) slate.WalReader      { p.bump(); return emptyLog{} }
-func (p *countingProvider) Committer(objstore.Store, string) core.Committer    { p.bump(); return nil }
-func (p *countingProvider) Session() core.CommitLogProvider                    { return nil }
+func (p *countingProvider) Reader(objstore.Store, string) slate.WalReader {
+	p.bump()
+	return emptyLog{}
+}
+func (p *countingProvider) Committer(objstore.Store, string) core.Committer { p.bump(); return nil }
+func (p *countingProvider) Session() core.CommitLogProvider                 { return nil }
 
 type emptyLog struct{}
 

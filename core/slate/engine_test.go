@@ -177,7 +177,7 @@ func TestEngineIdleOlderWriterNoticesFenceOnManifestPoll(t *testing.T) {
 		a := e.open(t, s)
 		b := e.open(t, s)
 		defer b.Close(bg)
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(30 * time.Second)
 		for a.CloseReason() == nil {
 			if time.Now().After(deadline) {
 				t.Fatal("the idle older writer never noticed the newer epoch")

@@ -2,6 +2,7 @@ package slate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -153,7 +154,21 @@ func (db *DB) gcLoop(ctx context.Context) {
 	}
 }
 
+// errStaleView: a concurrent collector moved the manifest on under this run
+// before it deleted anything; the run starts over from the new latest.
+var errStaleView = errors.New("slate: GC view went stale")
+
 func (c *collector) run(ctx context.Context, o GCOptions) (GCReport, error) {
+	for attempt := 0; ; attempt++ {
+		rep, err := c.runOnce(ctx, o)
+		if errors.Is(err, errStaleView) && attempt < 8 {
+			continue
+		}
+		return rep, err
+	}
+}
+
+func (c *collector) runOnce(ctx context.Context, o GCOptions) (GCReport, error) {
 	rep := GCReport{DryRun: o.DryRun}
 	// now is taken before anything is read: an SST minted after this moment
 	// is never below the cutoff (see the package doc).
@@ -215,6 +230,12 @@ func (c *collector) run(ctx context.Context, o GCOptions) (GCReport, error) {
 		}
 		m, err := c.ms.Get(ctx, cp.ManifestID)
 		if err != nil {
+			if errors.Is(err, objstore.ErrNotFound) {
+				// Another collector, whose view of the latest manifest is
+				// newer, saw this checkpoint replaced and took the version
+				// it pinned: our view is stale. Start over (see run).
+				return rep, fmt.Errorf("%w: manifest %d pinned by checkpoint %s is gone", errStaleView, cp.ManifestID, cp.ID)
+			}
 			return rep, fmt.Errorf("slate: GC reading manifest %d pinned by checkpoint %s: %w", cp.ManifestID, cp.ID, err)
 		}
 		live[cp.ManifestID] = m

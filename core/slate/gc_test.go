@@ -411,8 +411,11 @@ func TestStandaloneGCDuringLiveWrites(t *testing.T) {
 		}
 	}()
 	model := map[string]string{}
-	deadline := time.Now().Add(700 * time.Millisecond)
-	for i := 0; time.Now().Before(deadline); i++ {
+	// Enough writes to flush several memtables, then on until the compactor
+	// has run at least once (bounded generously: a loaded CI machine is slow,
+	// so the test counts work, not time).
+	deadline := time.Now().Add(60 * time.Second)
+	for i := 0; i < 400 || (db.Stats().SortedRuns == 0 && time.Now().Before(deadline)); i++ {
 		k := fmt.Sprintf("k%03d", i%120)
 		v := fmt.Sprintf("v%d", i)
 		if err := db.Put(bg, []byte(k), []byte(v)); err != nil {

@@ -397,6 +397,10 @@ func (c *Catalog) Refresh(ctx context.Context) error {
 	if err := c.checkOpen(); err != nil {
 		return err
 	}
+	if c.clog != nil && c.writerDB() != nil {
+		c.clog.foldPeers(ctx) // a holder: fold what peers landed
+		c.dropHeld()
+	}
 	if c.reader == nil {
 		return nil // a single writer is always current
 	}

@@ -94,7 +94,8 @@ type OfferResult struct {
 	// Won is true when the batch holds its slot.
 	Won bool
 	// Landed lists, on a loss, every slot from the raced one to the tail
-	// (the winners to fold, or to wait for, before the retry).
+	// (the winners to fold, or to wait for, before the retry); it starts at
+	// the truncation floor when the raced slot was already truncated.
 	Landed []LogBatch
 }
 
@@ -114,7 +115,8 @@ type Committer interface {
 	Offer(ctx context.Context, batch LogBatch) (OfferResult, error)
 	// Read returns the slots in [from, through] (through 0: to the tail)
 	// in order. A hole (a missing slot below a present one, above the
-	// truncation floor) is a Corruption error, never an end of log.
+	// truncation floor) is a Corruption error, never an end of log; reading
+	// below the floor is SnapshotExpired (wrapping slate.ErrWalTruncated).
 	Read(ctx context.Context, from, through uint64) ([]LogBatch, error)
 	// Tail returns the highest landed slot (ok false: none past the floor).
 	Tail(ctx context.Context) (slot uint64, ok bool, err error)

@@ -253,9 +253,17 @@ func (l *logState) adopt(ctx context.Context) (LogBase, error) {
 	base := LogBase{WalBase: st.WalLastFlushedID + 1 + walBaseHeadroom, SeqBase: st.LastSeq + 1 + seqBaseHeadroom, OriginBatchSeq: head.BatchSeq}
 	var stamp LogBatch
 	if f.logResident() {
+		closeDB()
+		// A peer adopted (and folded) between our look at the log and our
+		// open: carry on with its base.
+		if held, ok, err := l.committer.Base(ctx); err != nil {
+			return LogBase{}, logErr(err, "reading the commit log's base")
+		} else if ok {
+			l.base = held
+			return held, nil
+		}
 		// The store says log-resident but the log has no base: a log that
 		// was lost or never written. Refuse rather than start a second one.
-		closeDB()
 		return LogBase{}, errorf(Corruption, "the catalog is stamped log-resident (origin %s) but its commit log at %s has no first slot", f.originText(), l.logStore)
 	}
 	nf, err := adoptionStamp(f, head)
@@ -351,7 +359,11 @@ func (c *Catalog) unfolded(ctx context.Context) (uint64, error) {
 	if err != nil || !ok {
 		return 0, logErr(err, "listing the commit log")
 	}
-	folded := c.reader.ReplayAfterWalID()
+	mi, err := slate.DescribeManifest(ctx, c.store, c.opts.Path)
+	if err != nil {
+		return 0, storeErr(err, "reading the store's replay point")
+	}
+	folded := mi.ReplayAfterWalID
 	if folded < l.base.WalBase {
 		return tail + 1, nil
 	}

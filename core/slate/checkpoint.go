@@ -157,3 +157,29 @@ func DeleteCheckpoint(ctx context.Context, store objstore.Store, root string, id
 	})
 	return err
 }
+
+// ManifestInfo summarizes the latest manifest (tools, the catalog's log
+// bookkeeping).
+type ManifestInfo struct {
+	ID               uint64
+	WriterEpoch      uint64
+	CompactorEpoch   uint64
+	ReplayAfterWalID uint64
+	NextWalID        uint64
+	LastL0Seq        uint64
+	L0               int
+	SortedRuns       int
+	Checkpoints      int
+	WalStore         string
+}
+
+// DescribeManifest reads the latest manifest without opening the database.
+func DescribeManifest(ctx context.Context, store objstore.Store, root string) (ManifestInfo, error) {
+	h, err := detached(ctx, store, root)
+	if err != nil {
+		return ManifestInfo{}, err
+	}
+	id, m := h.current()
+	return ManifestInfo{ID: id, WriterEpoch: m.WriterEpoch, CompactorEpoch: m.CompactorEpoch, ReplayAfterWalID: m.ReplayAfterWalID,
+		NextWalID: m.NextWalID, LastL0Seq: m.LastL0Seq, L0: len(m.L0), SortedRuns: len(m.Runs), Checkpoints: len(m.Checkpoints), WalStore: m.WalStore}, nil
+}

@@ -133,7 +133,9 @@ type WalWriter interface {
 	Close(ctx context.Context) error
 }
 
-// WriterManifest is the fenced manifest as FenceAndInit sees it.
+// WriterManifest is the fenced manifest as FenceAndInit sees it. It stays
+// valid for the writer's whole lifetime, so a plugged writer may keep it to
+// re-check its epoch (e.g. on Flush).
 type WriterManifest interface {
 	// ReplayAfterWalID is the current replay point: ids above it may hold
 	// rows the tree lacks.

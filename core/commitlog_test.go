@@ -1,0 +1,269 @@
+package core_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/moraine-go/moraine/core"
+	"github.com/moraine-go/moraine/core/keys"
+	"github.com/moraine-go/moraine/core/objstore"
+	"github.com/moraine-go/moraine/core/slate"
+	"github.com/moraine-go/moraine/provider"
+)
+
+// logOpts returns catalog options carrying a fresh in-tree provider (tests
+// never register one: see core/registrytest).
+func logOpts(extra ...func(*core.CatalogOptions)) core.CatalogOptions {
+	o := core.CatalogOptions{CommitLog: provider.New(provider.Options{}), CommitLogPollInterval: 10 * time.Millisecond,
+		ReaderPollInterval: -1, CommitLogFoldSlots: -1}
+	for _, f := range extra {
+		f(&o)
+	}
+	return o
+}
+
+func openCommitter(t *testing.T, store objstore.Store, opts core.CatalogOptions) *core.Catalog {
+	t.Helper()
+	c, err := core.Open(bg, store, opts)
+	if err != nil {
+		t.Fatalf("open over the commit log: %v", err)
+	}
+	t.Cleanup(func() { c.Close(bg) })
+	return c
+}
+
+func createTable(t *testing.T, c *core.Catalog, name string) core.TableID {
+	t.Helper()
+	var id core.TableID
+	commit(t, c, func(tx *core.Transaction) error {
+		var err error
+		id, err = tx.CreateTable(mainSchema(t, tx), name, cols("a"))
+		return err
+	})
+	return id
+}
+
+// slots lists the log's slot objects.
+func slots(t *testing.T, store objstore.Store) []string {
+	t.Helper()
+	infos, err := objstore.ListAll(bg, store, "log/", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, o := range infos {
+		name := strings.TrimPrefix(o.Key, "log/")
+		if len(name) == 20 {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func TestAdoptionLandsTheStampAsTheFirstSlotAndNeedsAProviderAfter(t *testing.T) {
+	store := objstore.NewMemory(0)
+	single := openRW(t, store)
+	createTable(t, single, "before")
+	h, _ := single.Head(bg)
+	single.Close(bg)
+
+	c := openCommitter(t, store, logOpts())
+	f, origin := c.Format()
+	if f != core.FormatCurrent || origin == nil || *origin != h.BatchSeq {
+		t.Fatalf("after adoption: format %d origin %v, want %d with origin %d", f, origin, core.FormatCurrent, h.BatchSeq)
+	}
+	if got := slots(t, store); len(got) != 1 || got[0] != fmt.Sprintf("%020d", 0) {
+		t.Fatalf("log after adoption = %v, want exactly slot 0 (the stamp)", got)
+	}
+	if _, ok := snap(t, c).TableByName("main", "before"); !ok {
+		t.Fatal("the adopted catalog lost its table")
+	}
+	c.Close(bg)
+	// The store now carries the stamp: a provider-less binary refuses it.
+	if _, err := core.Open(bg, store, core.CatalogOptions{}); !errors.Is(err, core.Migration) {
+		t.Fatalf("provider-less open of an adopted store: %v, want Migration", err)
+	}
+	if _, err := core.OpenReadOnly(bg, store, core.CatalogOptions{ReaderPollInterval: -1}); !errors.Is(err, core.Migration) {
+		t.Fatalf("provider-less read-only open of an adopted store: %v, want Migration", err)
+	}
+}
+
+func TestCommitRidesTheNextSlotAndATailingReaderServesItBeforeAnyFold(t *testing.T) {
+	store := objstore.NewMemory(0)
+	c := openCommitter(t, store, logOpts())
+	id := createTable(t, c, "t")
+	if got := slots(t, store); len(got) != 2 {
+		t.Fatalf("slots after one commit: %v, want the stamp and one commit", got)
+	}
+	// The committer reads its own commit (read-your-writes through its reader).
+	if _, ok := snap(t, c).Table(id); !ok {
+		t.Fatal("the committer does not see its own commit")
+	}
+	ro, err := core.OpenReadOnly(bg, store, logOpts(func(o *core.CatalogOptions) { o.CommitLogTail = true }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close(bg)
+	if _, ok := snap(t, ro).Table(id); !ok {
+		t.Fatal("a tailing reader does not serve the unfolded slot")
+	}
+	commit(t, c, insertInto(id, "f.parquet"))
+	if err := ro.Refresh(bg); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(snap(t, ro).DataFiles(id)); n != 1 {
+		t.Fatalf("tailing reader after refresh sees %d files, want 1", n)
+	}
+}
+
+func TestCommitterWritesNothingIntoTheStoreItReads(t *testing.T) {
+	store := objstore.NewMemory(0)
+	c := openCommitter(t, store, logOpts())
+	createTable(t, c, "seed")
+	if _, err := c.FoldSprint(bg); err != nil {
+		t.Fatal(err)
+	}
+	storeObjects := func() string {
+		var keys []string
+		for _, prefix := range []string{"wal/", "compacted/"} {
+			infos, err := objstore.ListAll(bg, store, prefix, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range infos {
+				keys = append(keys, o.Key+"@"+o.ETag)
+			}
+		}
+		return strings.Join(keys, ",")
+	}
+	before := storeObjects()
+	slotsBefore := len(slots(t, store))
+	for i := 0; i < 5; i++ {
+		commit(t, c, func(tx *core.Transaction) error { _, err := tx.CreateSchema(fmt.Sprintf("s%d", i)); return err })
+	}
+	if got := len(slots(t, store)); got != slotsBefore+5 {
+		t.Fatalf("5 commits added %d slots", got-slotsBefore)
+	}
+	if after := storeObjects(); after != before {
+		t.Fatalf("the committer wrote into the store's WAL or tables:\nbefore %s\nafter  %s", before, after)
+	}
+	// Read the store alone (no log): none of the five schemas is in it.
+	r, err := slate.OpenReader(bg, store, "", slate.ReaderOptions{Mode: slate.ReaderFollowLatest, PollInterval: -1},
+		slate.WithWalReader(&emptyLog{spy: &spyProvider{}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(bg)
+	v, ok, err := r.Get(bg, keys.NameDir(keys.NameSchema, 0, "s0"))
+	if err != nil || ok {
+		t.Fatalf("the store itself holds the committer's schema (%q, %v, %v)", v, ok, err)
+	}
+	if _, ok := snap(t, c).SchemaByName("s4"); !ok {
+		t.Fatal("the committer does not serve its own commits")
+	}
+}
+
+func TestLostRaceFoldsThePeersSlotBeforeTheRetryLandsAfterIt(t *testing.T) {
+	store := objstore.NewMemory(0)
+	holder := openCommitter(t, store, logOpts())
+	a := createTable(t, holder, "a")
+	if err := holder.TakeStore(bg); err != nil {
+		t.Fatal(err)
+	}
+	peer := openCommitter(t, store, logOpts())
+	landed := commit(t, peer, insertInto(a, "peer.parquet"))
+	// The holder has not folded the peer's slot yet: its commit is
+	// prepared against a stale head, loses the slot, folds the winner and
+	// lands after it.
+	mine := commit(t, holder, insertInto(a, "holder.parquet"))
+	if mine <= landed {
+		t.Fatalf("the holder's retry minted snapshot %d, not after the peer's %d", mine, landed)
+	}
+	s := snap(t, holder)
+	if n := len(s.DataFiles(a)); n != 2 {
+		t.Fatalf("after the race the holder sees %d files, want both", n)
+	}
+	if err := peer.Refresh(bg); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(snap(t, peer).DataFiles(a)); n != 2 {
+		t.Fatalf("the peer is served %d files, want both", n)
+	}
+}
+
+func TestTrueConflictThroughTheLogIsCommitConflict(t *testing.T) {
+	store := objstore.NewMemory(0)
+	c1 := openCommitter(t, store, logOpts())
+	a := createTable(t, c1, "a")
+	c2 := openCommitter(t, store, logOpts())
+	tx, err := c1.Begin(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := insertInto(a, "x.parquet")(tx); err != nil {
+		t.Fatal(err)
+	}
+	commit(t, c2, func(tx *core.Transaction) error { return tx.DropTable(a) })
+	_, err = tx.Commit(bg)
+	wantKind(t, err, core.CommitConflict)
+	if !strings.Contains(err.Error(), "dropped table") {
+		t.Fatalf("the conflict does not name what it lost to: %v", err)
+	}
+}
+
+func TestCommitterArrivingAtALongTailFoldsAtOpen(t *testing.T) {
+	store := objstore.NewMemory(0)
+	c := openCommitter(t, store, logOpts())
+	a := createTable(t, c, "a")
+	for i := 0; i < 12; i++ {
+		commit(t, c, insertInto(a, fmt.Sprintf("%d.parquet", i)))
+	}
+	c.Close(bg)
+	late := openCommitter(t, store, logOpts(func(o *core.CatalogOptions) { o.CommitLogFoldSlots = 4 }))
+	n, err := late.UnfoldedSlots(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n > 4 {
+		t.Fatalf("%d slots unfolded after an open at a long tail; the open should have folded", n)
+	}
+	if got := len(snap(t, late).DataFiles(a)); got != 12 {
+		t.Fatalf("after the open's fold the catalog has %d files, want 12", got)
+	}
+}
+
+func TestFoldCadenceAndTruncation(t *testing.T) {
+	store := objstore.NewMemory(0)
+	c := openCommitter(t, store, logOpts(func(o *core.CatalogOptions) {
+		o.CommitLog = provider.New(provider.Options{Retention: -1})
+		o.CommitLogFoldSlots = 3
+		o.CommitLogRetention = -1
+	}))
+	a := createTable(t, c, "a")
+	for i := 0; i < 9; i++ {
+		commit(t, c, insertInto(a, fmt.Sprintf("%d.parquet", i)))
+	}
+	rep, err := c.FoldSprint(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := c.UnfoldedSlots(bg)
+	if err != nil || n != 0 {
+		t.Fatalf("after a sprint: %d unfolded slots (%v), report %+v", n, err, rep)
+	}
+	if left := slots(t, store); len(left) > 3 {
+		t.Fatalf("%d slots left after folding and truncating with no retention: %v", len(left), left)
+	}
+	// Everything is still there for a fresh, non-tailing reader.
+	ro, err := core.OpenReadOnly(bg, store, logOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close(bg)
+	if got := len(snap(t, ro).DataFiles(a)); got != 9 {
+		t.Fatalf("a reader of the folded store sees %d files, want 9", got)
+	}
+}

@@ -290,9 +290,10 @@ func (l *logState) adopt(ctx context.Context) (LogBase, error) {
 
 // FoldReport says what a fold did.
 type FoldReport struct {
-	FromSlot, ThroughSlot uint64 // slots the store now holds (ThroughSlot inclusive)
-	Applied               uint64 // slots applied by this fold
-	Truncated             int    // log objects deleted below the replay point
+	FromSlot    uint64 // the first slot this fold applied (when Applied > 0)
+	ThroughSlot uint64 // the last slot the store holds after the fold
+	Applied     uint64 // slots applied by this fold
+	Truncated   int    // log objects deleted below the replay point
 }
 
 // fold opens the store over the plug (fencing any other folder), which

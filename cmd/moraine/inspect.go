@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/moraine-go/moraine/core"
+	"github.com/moraine-go/moraine/provider"
 )
 
 func runInspect(ctx context.Context, args []string, out io.Writer) error {
@@ -32,7 +34,17 @@ func runInspect(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cat, err := core.OpenReadOnly(ctx, store, core.CatalogOptions{Path: sf.path, FollowLatest: true, ReaderPollInterval: -1})
+	opts := core.CatalogOptions{Path: sf.path, FollowLatest: true, ReaderPollInterval: -1}
+	cat, err := core.OpenReadOnly(ctx, store, opts)
+	if errors.Is(err, core.Migration) && strings.Contains(err.Error(), "commit-log") {
+		// A log-resident lake: read it through the in-tree commit log,
+		// tailing it so the listing includes unfolded slots.
+		opts.CommitLog, opts.CommitLogTail = provider.New(provider.Options{}), true
+		cat, err = core.OpenReadOnly(ctx, store, opts)
+		if err == nil {
+			fmt.Fprintln(out, "(log-resident: read through the in-tree commit log)")
+		}
+	}
 	if err != nil {
 		return err
 	}

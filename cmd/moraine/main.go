@@ -30,6 +30,8 @@ commands:
   demo      create a lake under a local directory and show commits, a follower and the result
   inspect   print a lake's format, head, tables and recent snapshots
   migrate   bring a lake's catalog to the newest format (or finish an interrupted migration)
+  adopt     make a lake log-resident with the in-tree commit log (many writers, no server)
+  fold      fold a log-resident lake's commit log into its store once and truncate it
 
 Run 'moraine <command> -h' for a command's flags.
 `
@@ -47,6 +49,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runInspect(ctx, args[1:], stdout)
 	case "migrate":
 		err = runMigrate(ctx, args[1:], stdout)
+	case "adopt":
+		err = runAdopt(ctx, args[1:], stdout)
+	case "fold":
+		err = runFold(ctx, args[1:], stdout)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

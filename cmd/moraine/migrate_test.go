@@ -127,3 +127,29 @@ func TestMigrateCommandUsage(t *testing.T) {
 	}
 	wantContains(t, "empty lake", errs, "nothing to migrate")
 }
+
+func TestAdoptInspectFoldCommands(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"demo", "-dir", dir, "-pace", "0", "-writers", "2", "-commits", "2"}, &out, &errb); code != 0 {
+		t.Fatalf("demo: %d %s", code, errb.String())
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"adopt", dir}, &out, &errb); code != 0 || !strings.Contains(out.String(), "is log-resident") {
+		t.Fatalf("adopt: %d %q %s", code, out.String(), errb.String())
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"inspect", dir}, &out, &errb); code != 0 || !strings.Contains(out.String(), "read through the in-tree commit log") ||
+		!strings.Contains(out.String(), "(log-resident)") {
+		t.Fatalf("inspect of an adopted lake: %d %q %s", code, out.String(), errb.String())
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"fold", dir}, &out, &errb); code != 0 || !strings.Contains(out.String(), "unfolded slots: 0") {
+		t.Fatalf("fold: %d %q %s", code, out.String(), errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run(context.Background(), []string{"migrate", dir}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "commit-log") {
+		t.Fatalf("migrate of a log-resident lake must be refused: %d %q", code, errb.String())
+	}
+}

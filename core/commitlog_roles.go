@@ -39,6 +39,7 @@ const (
 	defaultLogRetention   = 10 * time.Minute
 	defaultFoldPoll       = time.Second
 	defaultCommitLogPoll  = time.Second
+	defaultLogAttempts    = 64 // lost races are routine with many committers
 	servedWait            = 30 * time.Second
 	walBaseHeadroom       = 1 << 20 // WAL ids kept free above the store's own WAL at adoption
 	seqBaseHeadroom       = 1 << 32 // seqs kept free above the store's at adoption
@@ -149,6 +150,9 @@ func openCommitter(ctx context.Context, store objstore.Store, opts CatalogOption
 	committer := p.Committer(ls, opts.Path)
 	if committer == nil {
 		return nil, errorf(Configuration, "the commit-log provider is reader-only (it has no committer): open the catalog read-only, or use a provider that can commit")
+	}
+	if opts.MaxCommitAttempts == defaultCommitAttempts && !opts.explicitAttempts {
+		opts.MaxCommitAttempts = defaultLogAttempts
 	}
 	c := &Catalog{store: es, opts: opts, log: opts.Logger}
 	l := &logState{c: c, p: p, committer: committer, logStore: ls, path: opts.Path, role: logCommitter, stop: make(chan struct{})}
@@ -520,8 +524,15 @@ func (l *logState) waitServed(ctx context.Context, seq uint64) error {
 	r := l.c.reader
 	ctx, cancel := context.WithTimeout(ctx, servedWait)
 	defer cancel()
-	for r.Seq() < seq {
-		if err := r.Refresh(ctx); err != nil {
+	for tries := 0; r.Seq() < seq; tries++ {
+		// Tailing the log is enough to be served a slot; every few tries
+		// also re-read the manifest (a fold may have moved the replay
+		// point past what the reader holds).
+		refresh := r.Tail
+		if tries%4 == 3 {
+			refresh = r.Refresh
+		}
+		if err := refresh(ctx); err != nil {
 			return err
 		}
 		if r.Seq() >= seq {

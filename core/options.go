@@ -67,8 +67,10 @@ type CatalogOptions struct {
 	CommitLogFoldPoll  time.Duration
 
 	// MaxCommitAttempts bounds how often Commit re-runs a closure after
-	// benign lost races (default 10).
+	// benign lost races (default 10 for a single writer, 64 on a commit log
+	// where races between committers are routine).
 	MaxCommitAttempts int
+	explicitAttempts  bool
 
 	// Logger receives operational logs (default slog.Default()).
 	Logger *slog.Logger
@@ -96,6 +98,8 @@ func (o CatalogOptions) withDefaults() CatalogOptions {
 	}
 	if o.MaxCommitAttempts <= 0 {
 		o.MaxCommitAttempts = defaultCommitAttempts
+	} else {
+		o.explicitAttempts = true
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

@@ -433,6 +433,21 @@ func (r *Reader) Refresh(ctx context.Context) error {
 	return r.tail(ctx)
 }
 
+// Tail reads WAL files past what the reader has, without looking at the
+// manifest (a committer waiting for its own slot: one round trip, no
+// manifest reads). Refresh does both.
+func (r *Reader) Tail(ctx context.Context) error {
+	r.refreshMu.Lock()
+	defer r.refreshMu.Unlock()
+	r.mu.Lock()
+	closed := r.closed
+	r.mu.Unlock()
+	if closed != nil {
+		return closed
+	}
+	return r.tail(ctx)
+}
+
 func treeChanged(a, b *manifest.Manifest) bool {
 	if a.LastL0Seq != b.LastL0Seq || len(a.L0) != len(b.L0) || len(a.Runs) != len(b.Runs) || a.LastCompactedL0 != b.LastCompactedL0 {
 		return true

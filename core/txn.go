@@ -277,12 +277,9 @@ func (t *Transaction) DropSchema(id SchemaID, cascade bool) error {
 			return err
 		}
 	}
-	ended := *s
-	ended.End = end(t.id)
 	delete(t.next.schemas, id)
 	delete(t.next.schemaByName, s.Name)
-	t.del(keys.CurrentSchema(uint64(id)))
-	t.put(keys.History(keys.KindSchema, uint64(t.id), uint64(id)), encodeSchema(&ended))
+	retire(t, s, keys.KindSchema, encodeSchema, uint64(id))
 	t.touchName(keys.NameSchema, 0, s.Name)
 	t.note(change{Kind: chDroppedSchema, ID: uint64(id)})
 	t.shape(0)
@@ -379,15 +376,8 @@ func (t *Transaction) RenameTable(id TableID, name string) error {
 
 // newVersionTable ends tb's current version and makes nv (same id) live.
 func (t *Transaction) newVersionTable(tb, nv *Table) {
-	if tb.Begin != t.id {
-		ended := *tb
-		ended.End = end(t.id)
-		t.put(keys.History(keys.KindTable, uint64(t.id), uint64(tb.ID)), encodeTable(&ended))
-		nv.Begin = t.id
-	}
-	nv.End = nil
+	replaceVersion(t, tb, nv, keys.KindTable, encodeTable, uint64(tb.ID))
 	t.next.tables[nv.ID] = nv
-	t.put(keys.CurrentTable(uint64(nv.ID)), encodeTable(nv))
 }
 
 // DropTable drops a table with its columns, files, partitioning, sorting
@@ -416,17 +406,10 @@ func (t *Transaction) DropTable(id TableID) error {
 		t.endSort(s)
 	}
 	t.archiveInlined(id)
-	ended := *tb
-	ended.End = end(t.id)
 	delete(t.next.tables, id)
 	byName := innerCopy(t, t.next.tableByName, tb.SchemaID)
 	delete(byName, tb.Name)
-	if tb.Begin == t.id {
-		t.del(keys.CurrentTable(uint64(id)))
-	} else {
-		t.del(keys.CurrentTable(uint64(id)))
-		t.put(keys.History(keys.KindTable, uint64(t.id), uint64(id)), encodeTable(&ended))
-	}
+	retire(t, tb, keys.KindTable, encodeTable, uint64(id))
 	t.touchName(keys.NameTable, uint64(tb.SchemaID), tb.Name)
 	// Drop the table's own versioned rows (already staged above) and keep
 	// its stats for time travel? Stats are unversioned: remove them.
@@ -531,25 +514,13 @@ func (t *Transaction) columnOf(table TableID, id ColumnID) (*Column, error) {
 
 // newVersionColumn ends c and makes nv live.
 func (t *Transaction) newVersionColumn(c, nv *Column) {
-	if c.Begin != t.id {
-		ended := *c
-		ended.End = end(t.id)
-		t.put(keys.History(keys.KindColumn, uint64(t.id), uint64(c.TableID), uint64(c.ID)), encodeColumn(&ended))
-		nv.Begin = t.id
-	}
-	nv.End = nil
+	replaceVersion(t, c, nv, keys.KindColumn, encodeColumn, uint64(c.TableID), uint64(c.ID))
 	cols := innerCopy(t, t.next.columns, c.TableID)
 	cols[nv.ID] = nv
-	t.put(keys.CurrentColumn(uint64(nv.TableID), uint64(nv.ID)), encodeColumn(nv))
 }
 
 func (t *Transaction) endColumn(c *Column) {
-	t.del(keys.CurrentColumn(uint64(c.TableID), uint64(c.ID)))
-	if c.Begin != t.id {
-		ended := *c
-		ended.End = end(t.id)
-		t.put(keys.History(keys.KindColumn, uint64(t.id), uint64(c.TableID), uint64(c.ID)), encodeColumn(&ended))
-	}
+	retire(t, c, keys.KindColumn, encodeColumn, uint64(c.TableID), uint64(c.ID))
 }
 
 // RenameColumn renames a column.
@@ -685,12 +656,7 @@ func (t *Transaction) setStats(st *TableStats) {
 }
 
 func (t *Transaction) endDataFile(f *DataFile) {
-	t.del(keys.CurrentDataFile(uint64(f.TableID), uint64(f.ID)))
-	if f.Begin != t.id {
-		ended := *f
-		ended.End = end(t.id)
-		t.put(keys.History(keys.KindDataFile, uint64(t.id), uint64(f.TableID), uint64(f.ID)), encodeDataFile(&ended))
-	}
+	retire(t, f, keys.KindDataFile, encodeDataFile, uint64(f.TableID), uint64(f.ID))
 }
 
 // ExpireDataFile ends a data file (after a merge or rewrite replaced it)
@@ -762,11 +728,7 @@ func (t *Transaction) endDeleteFile(d *DeleteFile) {
 	if hasDeleteTargets(t.format) {
 		t.del(keys.DeleteTarget(uint64(d.TableID), uint64(d.DataFileID), uint64(d.ID)))
 	}
-	if d.Begin != t.id {
-		ended := *d
-		ended.End = end(t.id)
-		t.put(keys.History(keys.KindDeleteFile, uint64(t.id), uint64(d.TableID), uint64(d.ID)), encodeDeleteFile(&ended))
-	}
+	recordEnd(t, d, keys.KindDeleteFile, encodeDeleteFile, uint64(d.TableID), uint64(d.ID))
 }
 
 // ExpireDeleteFile ends a delete file (after a rewrite folded it in).
@@ -871,14 +833,8 @@ func (t *Transaction) AlterView(id ViewID, name, sql string) error {
 	if sql != "" {
 		nv.SQL = sql
 	}
-	if v.Begin != t.id {
-		ended := *v
-		ended.End = end(t.id)
-		t.put(keys.History(keys.KindView, uint64(t.id), uint64(id)), encodeView(&ended))
-		nv.Begin = t.id
-	}
+	replaceVersion(t, v, &nv, keys.KindView, encodeView, uint64(id))
 	t.next.views[id] = &nv
-	t.put(keys.CurrentView(uint64(id)), encodeView(&nv))
 	t.note(change{Kind: chAlteredView, ID: uint64(id)})
 	t.shape(0)
 	return nil
@@ -893,12 +849,7 @@ func (t *Transaction) DropView(id ViewID) error {
 	delete(t.next.views, id)
 	byName := innerCopy(t, t.next.viewByName, v.SchemaID)
 	delete(byName, v.Name)
-	t.del(keys.CurrentView(uint64(id)))
-	if v.Begin != t.id {
-		ended := *v
-		ended.End = end(t.id)
-		t.put(keys.History(keys.KindView, uint64(t.id), uint64(id)), encodeView(&ended))
-	}
+	retire(t, v, keys.KindView, encodeView, uint64(id))
 	t.touchName(keys.NameView, uint64(v.SchemaID), v.Name)
 	t.note(change{Kind: chDroppedView, ID: uint64(id)})
 	t.shape(0)
@@ -1030,12 +981,7 @@ func (t *Transaction) ClearPartitioning(table TableID) error {
 
 func (t *Transaction) endPartition(p *Partition) {
 	delete(t.next.partitions, p.TableID)
-	t.del(keys.CurrentPartition(uint64(p.TableID), uint64(p.ID)))
-	if p.Begin != t.id {
-		ended := *p
-		ended.End = end(t.id)
-		t.put(keys.History(keys.KindPartition, uint64(t.id), uint64(p.TableID), uint64(p.ID)), encodePartition(&ended))
-	}
+	retire(t, p, keys.KindPartition, encodePartition, uint64(p.TableID), uint64(p.ID))
 }
 
 // SetSorting replaces a table's sort order.
@@ -1066,12 +1012,7 @@ func (t *Transaction) ClearSorting(table TableID) error {
 
 func (t *Transaction) endSort(s *Sort) {
 	delete(t.next.sorts, s.TableID)
-	t.del(keys.CurrentSort(uint64(s.TableID), uint64(s.ID)))
-	if s.Begin != t.id {
-		ended := *s
-		ended.End = end(t.id)
-		t.put(keys.History(keys.KindSort, uint64(t.id), uint64(s.TableID), uint64(s.ID)), encodeSort(&ended))
-	}
+	retire(t, s, keys.KindSort, encodeSort, uint64(s.TableID), uint64(s.ID))
 }
 
 // CreateMapping records a column mapping (immutable once created).

@@ -89,4 +89,3 @@ func runFold(ctx context.Context, args []string, out io.Writer) error {
 		rep.Applied, rep.FromSlot, rep.ThroughSlot, rep.Truncated, before, after)
 	return nil
 }
-

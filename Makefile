@@ -1,10 +1,17 @@
 # moraine build, lint and test entry points.
 #
-#   make test    the README's test command: every Go test, race detector on.
+#   make test    the README's test command: builds the extension (make
+#                extension), then every Go test with the race detector on
+#                (test/sql runs the sqllogictests against the built
+#                extension), the C host test of the ABI, and the DuckDB
+#                2.0.0 load smoke test (test/duckdb20, its own module).
 #                S3 tests use MORAINE_S3_ENDPOINT if set, else start
 #                versitygw themselves (internal/testutil/s3test); they never
 #                skip. Install it with
 #                  go install github.com/versity/versitygw/cmd/versitygw@v1.8.0
+#   make extension   build/moraine.duckdb_extension and build/repository/
+#                (cmake + go build; see extension/README.md). Needs cmake.
+#   make capi-check  fail if cshim/duckdb_capi.h is stale (tools/capigen).
 #   make lint    gofmt must have nothing to say; go vet.
 #   make fmt     rewrite Go files with gofmt.
 #
@@ -23,7 +30,7 @@ TESTFLAGS ?=
 # Go sources, minus testdata, hidden directories and build output.
 FIND_GO = find . -name '*.go' -not -path '*/testdata/*' -not -path './.*' -not -path './build/*' -print0
 
-.PHONY: all test lint fmt vet help
+.PHONY: all test lint fmt vet help extension capi-check test-extension-host test-duckdb20
 
 all: lint test
 
@@ -34,11 +41,13 @@ help:
 # the rest cost little). `go test -json` goes through tools/testsummary,
 # which prints a per-package summary (with how many S3 tests ran and every
 # skipped test) and the output of failures; the raw stream is kept in
-# build/test-output.json.
-test:
+# build/test-output.json. test/sql finds the extension `make extension`
+# built through MORAINE_EXTENSION_DIR.
+test: extension
 	@mkdir -p build
-	set -o pipefail; $(GO) test -race -count=1 -timeout $(TIMEOUT) -json $(TESTFLAGS) $(PKGS) \
+	set -o pipefail; MORAINE_EXTENSION_DIR=$(BUILD_DIR) $(GO) test -race -count=1 -timeout $(TIMEOUT) -json $(TESTFLAGS) $(PKGS) \
 		| tee build/test-output.json | $(GO) run ./tools/testsummary
+	$(MAKE) --no-print-directory test-extension-host test-duckdb20
 
 lint:
 	@out="$$($(FIND_GO) | xargs -0 gofmt -l)" || { echo "gofmt failed (syntax errors above)"; exit 1; }; \
@@ -49,6 +58,7 @@ lint:
 	fi
 	@echo "gofmt: ok"
 	$(GO) vet $(PKGS)
+	cd test/duckdb20 && $(GO) vet ./...
 
 vet:
 	$(GO) vet $(PKGS)
@@ -56,8 +66,37 @@ vet:
 fmt:
 	$(FIND_GO) | xargs -0 gofmt -w
 
-# Room for later targets: extension (cmake build of the DuckDB extension),
-# proto (generated code), bench (benchmarks with counting stores).
+# Room for later targets: bench (benchmarks with counting stores).
+
+# --- extension ---------------------------------------------------------------
+#   make extension            cmake configures cshim/ into build/cmake and
+#                             builds: go build -buildmode=c-archive ./extension,
+#                             the C shim linked with it into libmoraine.so, the
+#                             DuckDB trailer (tools/exttrailer) ->
+#                             build/moraine.duckdb_extension, and the private
+#                             repository build/repository/ (INSTALL moraine FROM).
+#   make test-extension-host  the C host test (cshim/test/host_test.c, ctest).
+#   make test-duckdb20        the DuckDB 2.0.0 load smoke test (test/duckdb20).
+#   make capi-check           cshim/duckdb_capi.h matches tools/capigen's output.
+#
+# Variables: CMAKE (cmake binary), BUILD_DIR (default build/).
+
+CMAKE         ?= cmake
+BUILD_DIR     ?= $(CURDIR)/build
+EXT_BUILD_DIR := $(BUILD_DIR)/cmake
+
+extension:
+	$(CMAKE) -S cshim -B $(EXT_BUILD_DIR) -DGO=$(GO) -DMORAINE_OUTPUT_DIR=$(BUILD_DIR)
+	$(CMAKE) --build $(EXT_BUILD_DIR) --parallel
+
+test-extension-host: extension
+	cd $(EXT_BUILD_DIR) && ctest --output-on-failure
+
+test-duckdb20: extension
+	cd test/duckdb20 && MORAINE_EXTENSION_DIR=$(BUILD_DIR) $(GO) test -count=1 -timeout $(TIMEOUT) ./...
+
+capi-check:
+	$(GO) run ./tools/capigen -check
 
 # --- proto -------------------------------------------------------------------
 #   make proto        regenerate core/internal/catalogpb from proto/ (buf +

@@ -432,3 +432,50 @@ func (c *Catalog) Close(ctx context.Context) error {
 	}
 	return storeErr(err, "closing")
 }
+
+// Role names what this handle is: "writer" (the single writer), "reader",
+// "tailing reader" (a read-only open tailing a commit log), "committer" (a
+// read-write open on a commit log) or "holder" (a committer holding the
+// store after TakeStore).
+func (c *Catalog) Role() string {
+	switch {
+	case c.clog == nil && c.readOnly:
+		return "reader"
+	case c.clog == nil:
+		return "writer"
+	case c.readOnly && c.opts.CommitLogTail:
+		return "tailing reader"
+	case c.readOnly:
+		return "reader"
+	case c.writerDB() != nil:
+		return "holder"
+	}
+	return "committer"
+}
+
+// CreateCheckpoint pins the catalog's current state for read-only opens
+// (CatalogOptions.Checkpoint) and returns its id. A single writer flushes
+// first, so the checkpoint holds every commit so far; elsewhere it pins the
+// store's latest durable state. lifetime 0 never expires.
+func (c *Catalog) CreateCheckpoint(ctx context.Context, lifetime time.Duration) (string, error) {
+	if err := c.checkOpen(); err != nil {
+		return "", err
+	}
+	var info slate.CheckpointInfo
+	var err error
+	if db := c.writerDB(); db != nil {
+		info, err = db.CreateCheckpoint(ctx, slate.CheckpointOptions{Lifetime: lifetime, Name: "catalog"})
+	} else {
+		if c.clog != nil && c.clog.committer != nil {
+			// Slots past the last fold are not in the store yet.
+			if _, ferr := c.clog.fold(ctx); ferr != nil {
+				return "", ferr
+			}
+		}
+		info, err = slate.CreateDetachedCheckpoint(ctx, c.store, c.opts.Path, slate.CheckpointOptions{Lifetime: lifetime, Name: "catalog"})
+	}
+	if err != nil {
+		return "", storeErr(err, "creating a checkpoint")
+	}
+	return info.ID.String(), nil
+}

@@ -720,3 +720,28 @@ func TestGenesisRaceEndsWithExactlyOneGenesis(t *testing.T) {
 		ro.Close(bg)
 	}
 }
+
+func TestCheckpointPinsAReadOnlyOpen(t *testing.T) {
+	store := objstore.NewMemory(0)
+	c := openRW(t, store)
+	createTable(t, c, "before")
+	cp, err := c.CreateCheckpoint(bg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	createTable(t, c, "after")
+	pinned := openRO(t, store, core.CatalogOptions{Checkpoint: cp})
+	s := snap(t, pinned)
+	if _, ok := s.TableByName("main", "before"); !ok {
+		t.Fatal("the pinned reader lacks what the checkpoint holds")
+	}
+	if _, ok := s.TableByName("main", "after"); ok {
+		t.Fatal("the pinned reader sees a commit made after its checkpoint")
+	}
+	if r := pinned.Role(); r != "reader" || c.Role() != "writer" {
+		t.Fatalf("roles %q and %q", pinned.Role(), c.Role())
+	}
+	if _, err := core.OpenReadOnly(bg, store, core.CatalogOptions{Checkpoint: "0b8a8d5e-1b0c-4f0e-9b1a-1c2d3e4f5a6b"}); !errors.Is(err, core.NotFound) {
+		t.Fatalf("a missing checkpoint: %v", err)
+	}
+}

@@ -1,0 +1,489 @@
+// Package attach turns attach options, as DuckDB hands them to an ATTACH or
+// to moraine_attach (names in any case; values that are strings, booleans
+// or integers), into core.CatalogOptions plus the object store(s) to open.
+//
+// Parsing is pure: Parse checks every name, every value and every
+// combination and opens nothing, so a refused attach leaves no trace.
+// Config.Open then resolves the stores and opens the catalog.
+//
+// Options (see Known for the list with what each accepts):
+//
+//	READ_ONLY                    bool    open read-only (a reader); default read-write (the writer)
+//	DATA_PATH                    string  recorded when the catalog is created (ducklake_metadata data_path)
+//	FLUSH_INTERVAL_MS            integer writer's WAL upload cadence; 0 = continuous (the default)
+//	READER_POLL_INTERVAL_MS      integer how often a reader looks for new commits (default 10000)
+//	CHECKPOINT                   uuid    pin a READ_ONLY attach to an engine checkpoint
+//	WAL_STORE                    uri     keep the WAL (the commit log) in another store
+//	COMMIT_LOG_TAIL              bool    a READ_ONLY attach tails the commit log
+//	COMMIT_LOG_POLL_INTERVAL_MS  integer a committer's commit-log poll
+//	S3_ENDPOINT, S3_REGION, S3_KEY_ID, S3_SECRET, S3_SESSION_TOKEN   strings
+//	S3_URL_STYLE                 'path' or 'vhost'
+//	S3_USE_SSL                   bool
+//
+// The two commit-log options are parsed and carried into CatalogOptions;
+// with no commit-log provider registered (core.RegisterCommitLog) the
+// catalog ignores them (RFC 0024), and the role stays reader or writer.
+//
+// Every error is a *core.Error of kind core.InvalidArgument whose message
+// names the option, the value and what is accepted.
+package attach
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/moraine-go/moraine/core"
+	"github.com/moraine-go/moraine/core/objstore"
+)
+
+// Option is one attach option: its name (any case) and its value as DuckDB
+// hands it: a string, a bool, a signed or unsigned integer, or nil (NULL).
+type Option struct {
+	Name  string
+	Value any
+}
+
+// Role is what an attach does in the lake.
+type Role string
+
+// The roles.
+const (
+	// RoleWriter: a read-write attach on the single-writer path.
+	RoleWriter Role = "writer"
+	// RoleCommitter: a read-write attach of a log-resident lake, committing
+	// through the commit-log provider.
+	RoleCommitter Role = "committer"
+	// RoleReader: a read-only attach.
+	RoleReader Role = "reader"
+	// RoleTailingReader: a read-only attach of a log-resident lake that
+	// tails the commit log (COMMIT_LOG_TAIL).
+	RoleTailingReader Role = "tailing reader"
+)
+
+// Config is a parsed attach.
+type Config struct {
+	// Path is the store URI (see objstore.Open).
+	Path string
+	// ReadOnly selects core.OpenReadOnly.
+	ReadOnly bool
+	// Catalog carries every catalog option the attach set. Its WalStore is
+	// set by Open (see WalStore).
+	Catalog core.CatalogOptions
+	// S3 configures the s3:// stores (Path and WalStore).
+	S3 objstore.S3Options
+	// WalStore is the URI of the WAL store, "" for none.
+	WalStore string
+	// Given lists the options given, by canonical name, in order.
+	Given []string
+}
+
+// Has reports whether the option (canonical name) was given.
+func (c *Config) Has(name string) bool { return slices.Contains(c.Given, name) }
+
+// kind is how an option's value is read.
+type kind int
+
+const (
+	kindBool kind = iota
+	kindString
+	kindMillis   // integer milliseconds within [min, maxMillis]
+	kindUUID     // a checkpoint id
+	kindStoreURI // a store URI
+	kindURLStyle // 'path' or 'vhost'
+)
+
+// maxMillis bounds every *_MS option: one day.
+const maxMillis = 24 * 60 * 60 * 1000
+
+type spec struct {
+	name string
+	kind kind
+	min  int64 // kindMillis
+	doc  string
+	set  func(c *Config, v parsed)
+}
+
+// parsed is a checked value.
+type parsed struct {
+	b bool
+	s string
+	n int64
+}
+
+var specs = []spec{
+	{name: "READ_ONLY", kind: kindBool, doc: "open read-only (a reader)",
+		set: func(c *Config, v parsed) { c.ReadOnly = v.b }},
+	{name: "DATA_PATH", kind: kindString, doc: "where the lake's data files live; recorded when the catalog is created",
+		set: func(c *Config, v parsed) { c.Catalog.DataPath = v.s }},
+	{name: "FLUSH_INTERVAL_MS", kind: kindMillis, min: 0, doc: "the writer's WAL upload cadence; 0 = upload as soon as a commit waits",
+		set: func(c *Config, v parsed) { c.Catalog.FlushInterval = time.Duration(v.n) * time.Millisecond }},
+	{name: "READER_POLL_INTERVAL_MS", kind: kindMillis, min: 1, doc: "how often a reader looks for new commits (default 10000)",
+		set: func(c *Config, v parsed) { c.Catalog.ReaderPollInterval = time.Duration(v.n) * time.Millisecond }},
+	{name: "CHECKPOINT", kind: kindUUID, doc: "pin a READ_ONLY attach to an engine checkpoint",
+		set: func(c *Config, v parsed) { c.Catalog.Checkpoint = v.s }},
+	{name: "WAL_STORE", kind: kindStoreURI, doc: "keep the WAL (the commit log) in another store",
+		set: func(c *Config, v parsed) { c.WalStore = v.s }},
+	{name: "COMMIT_LOG_TAIL", kind: kindBool, doc: "a READ_ONLY attach tails the commit log (needs a commit-log provider)",
+		set: func(c *Config, v parsed) { c.Catalog.CommitLogTail = v.b }},
+	{name: "COMMIT_LOG_POLL_INTERVAL_MS", kind: kindMillis, min: 1, doc: "a committer's commit-log poll (needs a commit-log provider)",
+		set: func(c *Config, v parsed) { c.Catalog.CommitLogPollInterval = time.Duration(v.n) * time.Millisecond }},
+	{name: "S3_ENDPOINT", kind: kindString, doc: "S3 endpoint URL (default: AWS)",
+		set: func(c *Config, v parsed) { c.S3.Endpoint = v.s }},
+	{name: "S3_REGION", kind: kindString, doc: "S3 region",
+		set: func(c *Config, v parsed) { c.S3.Region = v.s }},
+	{name: "S3_KEY_ID", kind: kindString, doc: "S3 access key id",
+		set: func(c *Config, v parsed) { c.S3.AccessKeyID = v.s }},
+	{name: "S3_SECRET", kind: kindString, doc: "S3 secret access key",
+		set: func(c *Config, v parsed) { c.S3.SecretAccessKey = v.s }},
+	{name: "S3_SESSION_TOKEN", kind: kindString, doc: "S3 session token",
+		set: func(c *Config, v parsed) { c.S3.SessionToken = v.s }},
+	{name: "S3_URL_STYLE", kind: kindURLStyle, doc: "S3 addressing: 'path' or 'vhost'",
+		set: func(c *Config, v parsed) { c.S3.URLStyle = v.s }},
+	{name: "S3_USE_SSL", kind: kindBool, doc: "https for an S3_ENDPOINT given without a scheme",
+		set: func(c *Config, v parsed) { b := v.b; c.S3.UseSSL = &b }},
+}
+
+// Known returns the canonical option names, sorted.
+func Known() []string {
+	out := make([]string, len(specs))
+	for i, s := range specs {
+		out[i] = s.name
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Describe returns what an option accepts and does, for documentation and
+// messages ("" for an unknown option).
+func Describe(name string) string {
+	s := lookup(name)
+	if s == nil {
+		return ""
+	}
+	return s.accepted() + ": " + s.doc
+}
+
+func lookup(name string) *spec {
+	for i := range specs {
+		if strings.EqualFold(specs[i].name, name) {
+			return &specs[i]
+		}
+	}
+	return nil
+}
+
+func (s *spec) accepted() string {
+	switch s.kind {
+	case kindBool:
+		return "a boolean (true/false, 1/0, yes/no, on/off)"
+	case kindString:
+		return "a non-empty string"
+	case kindMillis:
+		return fmt.Sprintf("an integer number of milliseconds from %d to %d", s.min, maxMillis)
+	case kindUUID:
+		return "a checkpoint id (a UUID such as '01234567-89ab-cdef-0123-456789abcdef')"
+	case kindStoreURI:
+		return "a store URI (" + objstore.AcceptedURIForms + ")"
+	case kindURLStyle:
+		return "'path' or 'vhost'"
+	}
+	return "?"
+}
+
+// invalid builds the package's error.
+func invalid(format string, args ...any) error {
+	return &core.Error{Kind: core.InvalidArgument, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Render shows a value as the messages quote it: strings in single quotes,
+// numbers and booleans bare, NULL for nil.
+func Render(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case string:
+		return "'" + strings.ReplaceAll(x, "'", "''") + "'"
+	case []byte:
+		return fmt.Sprintf("BLOB of %d bytes", len(x))
+	}
+	return fmt.Sprint(v)
+}
+
+func (s *spec) bad(v any) error {
+	return invalid("attach option %s: %s is not accepted (accepted: %s)", s.name, Render(v), s.accepted())
+}
+
+// asInt reads an integer value (a Go integer or a string of digits).
+func asInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int:
+		return int64(x), true
+	case int8:
+		return int64(x), true
+	case int16:
+		return int64(x), true
+	case int32:
+		return int64(x), true
+	case int64:
+		return x, true
+	case uint8:
+		return int64(x), true
+	case uint16:
+		return int64(x), true
+	case uint32:
+		return int64(x), true
+	case uint64:
+		if x > math.MaxInt64 {
+			return 0, false
+		}
+		return int64(x), true
+	case uint:
+		if uint64(x) > math.MaxInt64 {
+			return 0, false
+		}
+		return int64(x), true
+	case string:
+		n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+		return n, err == nil
+	}
+	return 0, false
+}
+
+// ParseBool reads a boolean as the options accept it: a bool, the integers
+// 0 and 1, or true/false, t/f, 1/0, yes/no, y/n, on/off in any case.
+func ParseBool(v any) (bool, bool) {
+	switch x := v.(type) {
+	case bool:
+		return x, true
+	case string:
+		switch strings.ToLower(strings.TrimSpace(x)) {
+		case "true", "t", "1", "yes", "y", "on":
+			return true, true
+		case "false", "f", "0", "no", "n", "off":
+			return false, true
+		}
+		return false, false
+	}
+	if n, ok := asInt(v); ok && (n == 0 || n == 1) {
+		return n == 1, true
+	}
+	return false, false
+}
+
+func (s *spec) parse(v any) (parsed, error) {
+	if v == nil {
+		return parsed{}, s.bad(v)
+	}
+	switch s.kind {
+	case kindBool:
+		b, ok := ParseBool(v)
+		if !ok {
+			return parsed{}, s.bad(v)
+		}
+		return parsed{b: b}, nil
+	case kindMillis:
+		n, ok := asInt(v)
+		if !ok || n < s.min || n > maxMillis {
+			return parsed{}, s.bad(v)
+		}
+		return parsed{n: n}, nil
+	}
+	str, ok := v.(string)
+	if !ok {
+		return parsed{}, s.bad(v)
+	}
+	switch s.kind {
+	case kindString:
+		if str == "" || strings.ContainsRune(str, 0) {
+			return parsed{}, s.bad(v)
+		}
+	case kindUUID:
+		id, err := uuid.Parse(strings.TrimSpace(str))
+		if err != nil {
+			return parsed{}, s.bad(v)
+		}
+		str = id.String()
+	case kindStoreURI:
+		if err := CheckStoreURI(str); err != nil {
+			return parsed{}, invalid("attach option %s: %s is not accepted: %s", s.name, Render(v), err)
+		}
+	case kindURLStyle:
+		str = strings.ToLower(strings.TrimSpace(str))
+		if str != "path" && str != "vhost" {
+			return parsed{}, s.bad(v)
+		}
+	}
+	return parsed{s: str}, nil
+}
+
+// CheckStoreURI checks a store URI's form the way objstore.Open reads it,
+// without opening anything.
+func CheckStoreURI(uri string) error {
+	if uri == "" {
+		return errors.New("the store URI is empty; accepted forms: " + objstore.AcceptedURIForms)
+	}
+	if strings.ContainsRune(uri, 0) {
+		return errors.New("the store URI contains a NUL byte")
+	}
+	scheme, rest, hasScheme := strings.Cut(uri, "://")
+	if !hasScheme {
+		if strings.Contains(uri, ":") && !strings.HasPrefix(uri, "/") && !strings.HasPrefix(uri, ".") {
+			return fmt.Errorf("%q is not a recognised store URI; accepted forms: %s", uri, objstore.AcceptedURIForms)
+		}
+		return nil
+	}
+	switch strings.ToLower(scheme) {
+	case "file":
+		if !strings.HasPrefix(rest, "/") && !strings.HasPrefix(rest, "localhost/") {
+			return fmt.Errorf("file URI %q must be file:///absolute/dir", uri)
+		}
+	case "memory":
+		if rest == "" {
+			return fmt.Errorf("memory URI %q needs a name (memory://name)", uri)
+		}
+	case "s3":
+		if bucket, _, _ := strings.Cut(rest, "/"); bucket == "" {
+			return fmt.Errorf("s3 URI %q has no bucket (s3://bucket/prefix)", uri)
+		}
+	default:
+		return fmt.Errorf("unknown store scheme %q; accepted forms: %s", scheme, objstore.AcceptedURIForms)
+	}
+	return nil
+}
+
+// IsS3 reports whether a store URI is an s3:// one.
+func IsS3(uri string) bool {
+	scheme, _, ok := strings.Cut(uri, "://")
+	return ok && strings.EqualFold(scheme, "s3")
+}
+
+// Parse checks path and every option and returns the configuration. It
+// opens nothing. Names are case-insensitive; an option given twice, an
+// unknown option, a value the option does not accept and a combination
+// that cannot work are refused.
+func Parse(path string, opts []Option) (*Config, error) {
+	if err := CheckStoreURI(path); err != nil {
+		return nil, invalid("store path: %v", err)
+	}
+	c := &Config{Path: path}
+	seen := map[string]bool{}
+	for _, o := range opts {
+		s := lookup(o.Name)
+		if s == nil {
+			return nil, invalid("unknown attach option %q; known options: %s", o.Name, strings.Join(Known(), ", "))
+		}
+		if seen[s.name] {
+			return nil, invalid("attach option %s is given more than once", s.name)
+		}
+		seen[s.name] = true
+		v, err := s.parse(o.Value)
+		if err != nil {
+			return nil, err
+		}
+		s.set(c, v)
+		c.Given = append(c.Given, s.name)
+	}
+	if err := c.checkCombination(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Config) checkCombination() error {
+	switch {
+	case c.Has("CHECKPOINT") && !c.ReadOnly:
+		return invalid("attach option CHECKPOINT needs READ_ONLY: a checkpoint pins a read-only attach; a read-write attach cannot use one")
+	case c.Catalog.CommitLogTail && !c.ReadOnly:
+		return invalid("attach option COMMIT_LOG_TAIL needs READ_ONLY: only a reader tails the commit log (a read-write attach commits through it)")
+	case c.Catalog.CommitLogTail && c.Has("CHECKPOINT"):
+		return invalid("attach options COMMIT_LOG_TAIL and CHECKPOINT conflict: a checkpoint attach reads one pinned state and never tails")
+	case c.Has("READER_POLL_INTERVAL_MS") && c.Has("CHECKPOINT"):
+		return invalid("attach options READER_POLL_INTERVAL_MS and CHECKPOINT conflict: a checkpoint attach reads one pinned state and never polls")
+	case c.Has("COMMIT_LOG_POLL_INTERVAL_MS") && c.ReadOnly:
+		return invalid("attach option COMMIT_LOG_POLL_INTERVAL_MS is a committer's poll and does not apply to a READ_ONLY attach (a reader polls at READER_POLL_INTERVAL_MS)")
+	case c.Has("FLUSH_INTERVAL_MS") && c.ReadOnly:
+		return invalid("attach option FLUSH_INTERVAL_MS paces the writer's uploads and does not apply to a READ_ONLY attach")
+	}
+	if !IsS3(c.Path) && !IsS3(c.WalStore) {
+		for _, name := range c.Given {
+			if strings.HasPrefix(name, "S3_") {
+				return invalid("attach option %s applies to s3:// stores, but neither the path %s nor WAL_STORE is one", name, Render(c.Path))
+			}
+		}
+	}
+	return nil
+}
+
+// Attached is an open attach: the catalog and the stores it runs on.
+type Attached struct {
+	Config   *Config
+	Catalog  *core.Catalog
+	Store    objstore.Store
+	WalStore objstore.Store // nil without WAL_STORE
+}
+
+// Role is the attach's role, as the catalog handle reports it (a holder,
+// which only the library API creates, reports as a committer here).
+func (a *Attached) Role() Role {
+	switch a.Catalog.Role() {
+	case "writer":
+		return RoleWriter
+	case "committer", "holder":
+		return RoleCommitter
+	case "tailing reader":
+		return RoleTailingReader
+	}
+	return RoleReader
+}
+
+// Close closes the catalog.
+func (a *Attached) Close(ctx context.Context) error { return a.Catalog.Close(ctx) }
+
+// OpenStore opens a store URI with the attach's S3 settings. Errors are
+// *core.Error: InvalidArgument for a URI objstore refuses, Store otherwise.
+func (c *Config) OpenStore(ctx context.Context, uri string) (objstore.Store, error) {
+	s, err := objstore.Open(ctx, uri, objstore.Options{S3: c.S3})
+	if err != nil {
+		k := core.Store
+		if errors.Is(err, objstore.ErrInvalid) {
+			k = core.InvalidArgument
+		}
+		return nil, &core.Error{Kind: k, Msg: fmt.Sprintf("opening the store %s", Render(uri)), Err: err}
+	}
+	return s, nil
+}
+
+// Open resolves the store(s) and opens the catalog: read-only with
+// READ_ONLY, read-write (creating the catalog in an empty store)
+// otherwise.
+func (c *Config) Open(ctx context.Context) (*Attached, error) {
+	store, err := c.OpenStore(ctx, c.Path)
+	if err != nil {
+		return nil, err
+	}
+	opts := c.Catalog
+	a := &Attached{Config: c, Store: store}
+	if c.WalStore != "" {
+		if a.WalStore, err = c.OpenStore(ctx, c.WalStore); err != nil {
+			return nil, err
+		}
+		opts.WalStore = a.WalStore
+	}
+	if c.ReadOnly {
+		a.Catalog, err = core.OpenReadOnly(ctx, store, opts)
+	} else {
+		a.Catalog, err = core.Open(ctx, store, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}

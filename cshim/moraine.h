@@ -1,0 +1,297 @@
+/*
+ * moraine.h: the C ABI of moraine.duckdb_extension (libmoraine.so).
+ *
+ * The library is a Go c-archive (package extension) linked with the C shim
+ * (cshim/moraine_extension.c). DuckDB loads it as an extension through
+ * moraine_init_c_api; a C or C++ host (or a future C++ storage shim built
+ * against DuckDB's source) can link it and call the functions below
+ * directly. Nothing here needs duckdb.h.
+ *
+ * Conventions, for every function:
+ *
+ *   - Return value: an error code (MORAINE_OK = 0 on success). On failure,
+ *     when err is not NULL, err->code repeats the code and err->message is a
+ *     NUL-terminated UTF-8 message allocated by the library; release it with
+ *     moraine_error_free. On success err->code is MORAINE_OK and
+ *     err->message is NULL. err may be NULL (the message is then dropped).
+ *     Whatever err held before the call is overwritten, not freed: free a
+ *     message before reusing its moraine_error.
+ *   - Strings passed in are borrowed: NUL-terminated UTF-8, read during the
+ *     call only; the library keeps no pointer to caller memory.
+ *   - Handles (moraine_catalog, moraine_instance, moraine_bound) are opaque
+ *     64-bit integers, never pointers; 0 is never a valid handle. Using a
+ *     released handle is refused with MORAINE_INVALID_ARGUMENT, never
+ *     undefined behaviour.
+ *   - Every function may be called from any thread, concurrently.
+ *   - A panic inside the library is caught and returned as
+ *     MORAINE_INTERNAL; it never unwinds into the caller.
+ */
+#ifndef MORAINE_H
+#define MORAINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Error codes -------------------------------------------------------
+ * Wire values, pinned: never renumbered or reused. The DuckDB exception a
+ * C++ shim should raise for each is given after it. */
+#define MORAINE_OK 0               /* success */
+#define MORAINE_NOT_FOUND 1        /* CatalogException */
+#define MORAINE_ALREADY_EXISTS 2   /* CatalogException */
+#define MORAINE_CONSTRAINT 3       /* CatalogException */
+#define MORAINE_COMMIT_CONFLICT 4  /* TransactionException (the only message containing "conflict") */
+#define MORAINE_CORRUPTION 5       /* IOException */
+#define MORAINE_STORE 6            /* IOException (also configuration errors) */
+#define MORAINE_INVALID_ARGUMENT 7 /* InvalidInputException (bad arguments, bad attach options) */
+#define MORAINE_INTERNAL 8         /* InternalException (a caught panic, a bug) */
+#define MORAINE_INTERRUPTED 9      /* InterruptException (also: a commit whose outcome is unknown) */
+#define MORAINE_RETRY_EXHAUSTED 10 /* TransactionException */
+#define MORAINE_FENCED 11          /* IOException (another read-write attach took the lake) */
+#define MORAINE_MIGRATION 12       /* IOException (the store's format needs a migration or a newer moraine) */
+#define MORAINE_SNAPSHOT_EXPIRED 13 /* CatalogException */
+#define MORAINE_UNSUPPORTED 14     /* NotImplementedException */
+#define MORAINE_OPEN_RACED 15      /* IOException (attach again) */
+
+/* An error: code and message. The message is owned by the library until
+ * moraine_error_free. */
+typedef struct moraine_error {
+	int32_t code;
+	char *message;
+} moraine_error;
+
+/* Frees err->message and resets err to MORAINE_OK / NULL. err may be NULL;
+ * calling it twice is harmless. */
+void moraine_error_free(moraine_error *err);
+
+/* ---- Attaching a lake (the single-writer path) -------------------------- */
+
+/* An attached lake. */
+typedef uint64_t moraine_catalog;
+
+/* S3 settings for s3:// stores. Every string may be NULL or "" (not given:
+ * the AWS environment and defaults apply). url_style is "path" or "vhost".
+ * use_ssl is -1 (not given), 0 or 1. The settings are ignored when neither
+ * the path nor the WAL store is an s3:// URI, so a host may always pass
+ * them. */
+typedef struct moraine_s3_config {
+	const char *key_id;
+	const char *secret;
+	const char *region;
+	const char *session_token;
+	const char *endpoint;
+	const char *url_style;
+	int32_t use_ssl;
+} moraine_s3_config;
+
+/* flush_interval_ms: 0 means "not given" (the default: upload as soon as a
+ * commit waits); MORAINE_FLUSH_CONTINUOUS asks for that explicitly. */
+#define MORAINE_FLUSH_CONTINUOUS UINT64_MAX
+
+/* Commit-log options (RFC 0024). Without a commit-log provider registered
+ * in the process (this library registers none) tail and poll_interval_ms
+ * are checked and carried but have no effect; reader_poll_interval_ms
+ * always applies.
+ *
+ *   size                     set to sizeof(moraine_commit_log_options); lets
+ *                            later versions append fields
+ *   tail                     a read-only attach tails the commit log
+ *                            (COMMIT_LOG_TAIL; needs read_only)
+ *   poll_interval_ms         a committer's commit-log poll
+ *                            (COMMIT_LOG_POLL_INTERVAL_MS; 0 = not given;
+ *                            not with read_only)
+ *   reader_poll_interval_ms  how often a reader looks for new commits
+ *                            (READER_POLL_INTERVAL_MS; 0 = not given: 10 s)
+ *   wal_store                store URI for the WAL / commit log (WAL_STORE;
+ *                            NULL = none), opened with the same S3 settings */
+typedef struct moraine_commit_log_options {
+	uint32_t size;
+	bool tail;
+	uint64_t poll_interval_ms;
+	uint64_t reader_poll_interval_ms;
+	const char *wal_store;
+} moraine_commit_log_options;
+
+/* Attaches the lake at path (a store URI: /abs/dir, ./dir, file:///dir,
+ * memory://name, s3://bucket/prefix), read-only or read-write (creating
+ * the catalog in an empty store), and stores its handle in *out.
+ *
+ *   s3          S3 settings, or NULL
+ *   data_path   recorded when the catalog is created, or NULL / ""
+ *   checkpoint  pins a read-only attach to an engine checkpoint (UUID), or
+ *               NULL / ""; refused without read_only
+ *   commit_log  commit-log options, or NULL (all not given)
+ *
+ * The options are checked first (the rules of the attach options, see
+ * attach/ and extension/README.md); a refused option gives
+ * MORAINE_INVALID_ARGUMENT naming it and nothing is opened. path and out
+ * must not be NULL. Detach the handle with moraine_detach. */
+int32_t moraine_attach_with_commit_log(const char *path, const moraine_s3_config *s3, bool read_only,
+                                       const char *data_path, uint64_t flush_interval_ms, const char *checkpoint,
+                                       const moraine_commit_log_options *commit_log, moraine_catalog *out,
+                                       moraine_error *err);
+
+/* The older entry point: moraine_attach_with_commit_log with commit_log
+ * NULL. */
+int32_t moraine_attach(const char *path, const moraine_s3_config *s3, bool read_only, const char *data_path,
+                       uint64_t flush_interval_ms, const char *checkpoint, moraine_catalog *out, moraine_error *err);
+
+/* Closes the catalog (a writer first waits for commits in flight) and
+ * releases the handle, also when closing reports an error. */
+int32_t moraine_detach(moraine_catalog catalog, moraine_error *err);
+
+/* Roles: a writer (single-writer path), a committer (read-write on a
+ * log-resident lake, through a commit-log provider), a reader, a tailing
+ * reader (read-only with tail on a log-resident lake). */
+#define MORAINE_ROLE_WRITER 1
+#define MORAINE_ROLE_READER 2
+#define MORAINE_ROLE_TAILING_READER 3
+#define MORAINE_ROLE_COMMITTER 4
+
+/* What moraine_catalog_info reports. */
+typedef struct moraine_info {
+	int32_t role;            /* MORAINE_ROLE_* */
+	bool read_only;
+	uint64_t format;         /* the store's format version */
+	uint64_t head_snapshot;  /* the latest snapshot id this handle sees */
+	uint64_t head_batch_seq; /* the head's batch counter */
+} moraine_info;
+
+/* Fills *out (not NULL) with the attached lake's role, format and head. */
+int32_t moraine_catalog_info(moraine_catalog catalog, moraine_info *out, moraine_error *err);
+
+/* ---- The SQL function interface ----------------------------------------
+ * The table functions the DuckDB extension registers (moraine_attach,
+ * moraine_lakes, moraine_ducklake_*, moraine_insert, ...), described and run
+ * generically: the shim registers every function moraine_functions lists,
+ * converts the call's arguments to moraine_values, binds, executes and
+ * copies the resulting moraine_table into DuckDB's vectors. Lakes attached
+ * through these functions belong to an instance (one per DuckDB database);
+ * they are not moraine_catalog handles. */
+
+/* Types of parameters, values and result columns. */
+#define MORAINE_TYPE_NULL 0          /* values: SQL NULL */
+#define MORAINE_TYPE_BOOLEAN 1
+#define MORAINE_TYPE_BIGINT 2        /* values: every signed integer type */
+#define MORAINE_TYPE_UBIGINT 3       /* values: every unsigned integer type */
+#define MORAINE_TYPE_DOUBLE 4        /* values: DOUBLE and FLOAT */
+#define MORAINE_TYPE_VARCHAR 5
+#define MORAINE_TYPE_BLOB 6
+#define MORAINE_TYPE_TIMESTAMP_TZ 7  /* results: microseconds since the epoch */
+#define MORAINE_TYPE_LIST 8          /* values */
+#define MORAINE_TYPE_STRUCT 9        /* values */
+#define MORAINE_TYPE_OTHER 10        /* values: any other type, as its text */
+#define MORAINE_TYPE_ANY 11          /* parameters: any type */
+#define MORAINE_TYPE_ABSENT 12       /* values: a named parameter not given */
+
+/* A parameter: its name (named parameters; positional ones are named for
+ * documentation) and MORAINE_TYPE_*. */
+typedef struct moraine_param {
+	const char *name;
+	int32_t type;
+} moraine_param;
+
+/* A table function. */
+typedef struct moraine_function {
+	const char *name;
+	const char *description;
+	uint64_t param_count;
+	const moraine_param *params; /* positional, all required */
+	uint64_t named_count;
+	const moraine_param *named; /* optional, by name */
+} moraine_function;
+
+/* Lists the table functions: *count gets their number. The array and every
+ * string it points to are owned by the library and live as long as the
+ * process; a function's index in it is what moraine_bind takes. NULL (and
+ * *count 0) if the list cannot be built. */
+const moraine_function *moraine_functions(uint64_t *count);
+
+/* One argument. Owned by the caller; read during the call only.
+ *   type        MORAINE_TYPE_*; the field of that type is meaningful
+ *   duckdb_type the DuckDB type id (duckdb_type) it came from, 0 if none
+ *   str, len    VARCHAR and OTHER: the text (not NUL-terminated); BLOB: bytes
+ *   children    LIST: the elements; STRUCT: the fields, with child_names */
+typedef struct moraine_value {
+	int32_t type;
+	int32_t duckdb_type;
+	bool boolean;
+	int64_t bigint;
+	uint64_t ubigint;
+	double dbl;
+	const char *str;
+	uint64_t len;
+	uint64_t child_count;
+	const struct moraine_value *children;
+	const char *const *child_names;
+} moraine_value;
+
+/* VARCHAR and BLOB cells. */
+typedef struct moraine_string {
+	const char *data;
+	uint64_t size;
+} moraine_string;
+
+/* A result column: name, MORAINE_TYPE_*, and row_count cells.
+ *   nulls  one byte per row, 1 for NULL
+ *   data   one element per row: bool (BOOLEAN), int64_t (BIGINT,
+ *          TIMESTAMP_TZ), uint64_t (UBIGINT), double (DOUBLE),
+ *          moraine_string (VARCHAR, BLOB) */
+typedef struct moraine_column {
+	const char *name;
+	int32_t type;
+	const uint8_t *nulls;
+	const void *data;
+} moraine_column;
+
+/* A result table. One allocation owned by the caller: release it with
+ * moraine_table_free. */
+typedef struct moraine_table {
+	uint64_t column_count;
+	uint64_t row_count;
+	const moraine_column *columns;
+} moraine_table;
+
+/* Frees a table (NULL is ignored). */
+void moraine_table_free(moraine_table *table);
+
+/* An instance: the lakes of one DuckDB database. */
+typedef uint64_t moraine_instance;
+
+/* Creates an instance holding one reference. */
+moraine_instance moraine_instance_new(void);
+/* Adds a reference. */
+void moraine_instance_retain(moraine_instance instance);
+/* Drops a reference; the last one detaches every lake of the instance. */
+void moraine_instance_release(moraine_instance instance);
+
+/* A bound call. */
+typedef uint64_t moraine_bound;
+
+/* Binds function number `function` of moraine_functions: args holds
+ * arg_count positional values (exactly the function's param_count), named
+ * holds named_count values in the order of the function's named parameters
+ * (MORAINE_TYPE_ABSENT for those not given). Checks the arguments without
+ * changing anything, stores the bound call in *out and its result columns
+ * (a table of zero rows, to free with moraine_table_free) in *columns. */
+int32_t moraine_bind(moraine_instance instance, uint64_t function, const moraine_value *args, uint64_t arg_count,
+                     const moraine_value *named, uint64_t named_count, moraine_bound *out, moraine_table **columns,
+                     moraine_error *err);
+
+/* Executes a bound call (attaching, committing or reading) and stores its
+ * result in *out (free with moraine_table_free). Its columns are those
+ * bind reported. A bound call may be executed more than once. */
+int32_t moraine_execute(moraine_bound bound, moraine_table **out, moraine_error *err);
+
+/* Releases a bound call. */
+void moraine_bound_free(moraine_bound bound);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MORAINE_H */

@@ -1,0 +1,314 @@
+/*
+ * host_test.c: a C host of the moraine ABI (moraine.h), linked against
+ * libmoraine.so with no DuckDB in the process. Run by `make test` (ctest):
+ *
+ *   moraine_host_test <scratch directory>
+ *
+ * It attaches lakes through moraine_attach_with_commit_log (with and without
+ * commit-log options) and the older moraine_attach, checks roles, formats
+ * and heads, feeds both entry points bad arguments and checks the pinned
+ * error codes and messages, and drives the SQL function interface
+ * (moraine_functions / moraine_bind / moraine_execute) as the DuckDB shim
+ * does. Exit status 0 when every check passes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "moraine.h"
+
+static int failures = 0;
+
+#define CHECK(cond, ...)                                                                                               \
+	do {                                                                                                               \
+		if (!(cond)) {                                                                                                 \
+			failures++;                                                                                                \
+			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);                                   \
+			fprintf(stderr, __VA_ARGS__);                                                                              \
+			fprintf(stderr, "\n");                                                                                     \
+		}                                                                                                              \
+	} while (0)
+
+static char scratch[4096];
+
+static const char *lake_path(const char *name) {
+	static char buf[8][4200];
+	static int next = 0;
+	char *p = buf[next++ % 8];
+	snprintf(p, sizeof(buf[0]), "%s/%s", scratch, name);
+	return p;
+}
+
+/* expect_error checks a failed call's code and that its message contains
+ * want, then frees the message. */
+static void expect_error(const char *what, int32_t rc, moraine_error *err, int32_t code, const char *want) {
+	CHECK(rc == code, "%s: code %d, want %d (%s)", what, rc, code, err->message ? err->message : "no message");
+	CHECK(err->code == rc, "%s: err->code %d, return %d", what, err->code, rc);
+	CHECK(err->message != NULL && strstr(err->message, want) != NULL, "%s: message %s lacks \"%s\"", what,
+	      err->message ? err->message : "(null)", want);
+	moraine_error_free(err);
+	CHECK(err->message == NULL && err->code == MORAINE_OK, "%s: moraine_error_free did not reset", what);
+}
+
+static void expect_ok(const char *what, int32_t rc, moraine_error *err) {
+	CHECK(rc == MORAINE_OK, "%s: code %d: %s", what, rc, err->message ? err->message : "");
+	CHECK(err->message == NULL, "%s: a message on success", what);
+	moraine_error_free(err);
+}
+
+static void test_attach(void) {
+	moraine_error err = {0};
+	moraine_catalog writer = 0, reader = 0, tailer = 0;
+	moraine_info info;
+
+	/* The newer entry point with NULL commit-log options: a writer. */
+	int32_t rc = moraine_attach_with_commit_log(lake_path("lake"), NULL, false, "/data/", 0, NULL, NULL, &writer, &err);
+	expect_ok("attach_with_commit_log(NULL)", rc, &err);
+	CHECK(writer != 0, "no handle");
+	rc = moraine_catalog_info(writer, &info, &err);
+	expect_ok("catalog_info(writer)", rc, &err);
+	CHECK(info.role == MORAINE_ROLE_WRITER && !info.read_only, "writer role %d read_only %d", info.role, info.read_only);
+	CHECK(info.format == 12, "format %llu", (unsigned long long)info.format);
+	CHECK(info.head_snapshot == 0, "head %llu", (unsigned long long)info.head_snapshot);
+
+	/* The older entry point, read-only. */
+	rc = moraine_attach(lake_path("lake"), NULL, true, NULL, 0, NULL, &reader, &err);
+	expect_ok("attach(read_only)", rc, &err);
+	rc = moraine_catalog_info(reader, &info, &err);
+	expect_ok("catalog_info(reader)", rc, &err);
+	CHECK(info.role == MORAINE_ROLE_READER && info.read_only, "reader role %d", info.role);
+
+	/* Commit-log options: tail and a reader poll. Without a provider the
+	 * tail has no effect: still a reader. S3 settings are ignored for a
+	 * local store. */
+	moraine_commit_log_options cl = {sizeof(moraine_commit_log_options), true, 0, 50, NULL};
+	moraine_s3_config s3 = {"key", "secret", "us-east-1", NULL, "http://127.0.0.1:1", "path", 1};
+	rc = moraine_attach_with_commit_log(lake_path("lake"), &s3, true, NULL, 0, NULL, &cl, &tailer, &err);
+	expect_ok("attach_with_commit_log(tail)", rc, &err);
+	rc = moraine_catalog_info(tailer, &info, &err);
+	expect_ok("catalog_info(tailer)", rc, &err);
+	CHECK(info.role == MORAINE_ROLE_READER, "tailing attach without a provider: role %d", info.role);
+
+	/* A separate WAL store and an explicit continuous flush. */
+	moraine_catalog walled = 0;
+	moraine_commit_log_options wal = {sizeof(moraine_commit_log_options), false, 25, 0, "memory://host-test-wal"};
+	rc = moraine_attach_with_commit_log("memory://host-test-lake", NULL, false, NULL, MORAINE_FLUSH_CONTINUOUS, NULL, &wal,
+	                                    &walled, &err);
+	expect_ok("attach_with_commit_log(wal_store)", rc, &err);
+	expect_ok("detach(walled)", moraine_detach(walled, &err), &err);
+
+	/* Bad arguments: nothing is attached, out is reset to 0. */
+	moraine_catalog h = 42;
+	rc = moraine_attach(NULL, NULL, false, NULL, 0, NULL, &h, &err);
+	expect_error("NULL path", rc, &err, MORAINE_INVALID_ARGUMENT, "path is NULL");
+	CHECK(h == 0, "out not reset: %llu", (unsigned long long)h);
+	rc = moraine_attach(lake_path("lake"), NULL, false, NULL, 0, NULL, NULL, &err);
+	expect_error("NULL out", rc, &err, MORAINE_INVALID_ARGUMENT, "out is NULL");
+	rc = moraine_attach(lake_path("lake"), NULL, false, NULL, 0, "01234567-89ab-cdef-0123-456789abcdef", &h, &err);
+	expect_error("checkpoint without read_only", rc, &err, MORAINE_INVALID_ARGUMENT, "CHECKPOINT needs READ_ONLY");
+	rc = moraine_attach(lake_path("lake"), NULL, true, NULL, 0, "not-a-uuid", &h, &err);
+	expect_error("bad checkpoint", rc, &err, MORAINE_INVALID_ARGUMENT, "CHECKPOINT: 'not-a-uuid' is not accepted");
+	rc = moraine_attach(lake_path("lake"), NULL, true, NULL, 5, NULL, &h, &err);
+	expect_error("flush on a reader", rc, &err, MORAINE_INVALID_ARGUMENT, "FLUSH_INTERVAL_MS");
+	rc = moraine_attach(lake_path("lake"), NULL, false, NULL, 100000000000ULL, NULL, &h, &err);
+	expect_error("flush too long", rc, &err, MORAINE_INVALID_ARGUMENT, "FLUSH_INTERVAL_MS: 100000000000 is not accepted");
+	rc = moraine_attach("ftp://x/y", NULL, false, NULL, 0, NULL, &h, &err);
+	expect_error("bad scheme", rc, &err, MORAINE_INVALID_ARGUMENT, "unknown store scheme");
+	moraine_commit_log_options bad = {0, false, 0, 0, NULL};
+	rc = moraine_attach_with_commit_log(lake_path("lake"), NULL, false, NULL, 0, NULL, &bad, &h, &err);
+	expect_error("commit_log size 0", rc, &err, MORAINE_INVALID_ARGUMENT, "commit_log->size is 0");
+	moraine_commit_log_options tail_rw = {sizeof(moraine_commit_log_options), true, 0, 0, NULL};
+	rc = moraine_attach_with_commit_log(lake_path("lake"), NULL, false, NULL, 0, NULL, &tail_rw, &h, &err);
+	expect_error("tail on a writer", rc, &err, MORAINE_INVALID_ARGUMENT, "COMMIT_LOG_TAIL needs READ_ONLY");
+	moraine_commit_log_options poll_ro = {sizeof(moraine_commit_log_options), false, 10, 0, NULL};
+	rc = moraine_attach_with_commit_log(lake_path("lake"), NULL, true, NULL, 0, NULL, &poll_ro, &h, &err);
+	expect_error("commit-log poll on a reader", rc, &err, MORAINE_INVALID_ARGUMENT, "COMMIT_LOG_POLL_INTERVAL_MS");
+	moraine_commit_log_options bad_wal = {sizeof(moraine_commit_log_options), false, 0, 0, "gs://bucket"};
+	rc = moraine_attach_with_commit_log(lake_path("lake"), NULL, false, NULL, 0, NULL, &bad_wal, &h, &err);
+	expect_error("bad wal store", rc, &err, MORAINE_INVALID_ARGUMENT, "WAL_STORE");
+	moraine_s3_config bad_ssl = {NULL, NULL, NULL, NULL, NULL, NULL, 7};
+	rc = moraine_attach("s3://bucket/lake", &bad_ssl, false, NULL, 0, NULL, &h, &err);
+	expect_error("bad use_ssl", rc, &err, MORAINE_INVALID_ARGUMENT, "use_ssl is 7");
+	moraine_s3_config bad_style = {NULL, NULL, NULL, NULL, NULL, "sideways", -1};
+	rc = moraine_attach("s3://bucket/lake", &bad_style, false, NULL, 0, NULL, &h, &err);
+	expect_error("bad url_style", rc, &err, MORAINE_INVALID_ARGUMENT, "S3_URL_STYLE: 'sideways'");
+	rc = moraine_attach(lake_path("empty"), NULL, true, NULL, 0, NULL, &h, &err);
+	expect_error("read-only attach of an empty store", rc, &err, MORAINE_NOT_FOUND, "no moraine catalog");
+	/* A NULL err is allowed: only the code comes back. */
+	CHECK(moraine_attach(NULL, NULL, false, NULL, 0, NULL, &h, NULL) == MORAINE_INVALID_ARGUMENT, "NULL err");
+
+	/* Handles. */
+	rc = moraine_catalog_info(writer, NULL, &err);
+	expect_error("info NULL out", rc, &err, MORAINE_INVALID_ARGUMENT, "out is NULL");
+	rc = moraine_detach(0, &err);
+	expect_error("detach 0", rc, &err, MORAINE_INVALID_ARGUMENT, "not a live moraine_catalog handle");
+	expect_ok("detach(tailer)", moraine_detach(tailer, &err), &err);
+	expect_ok("detach(reader)", moraine_detach(reader, &err), &err);
+	expect_ok("detach(writer)", moraine_detach(writer, &err), &err);
+	rc = moraine_detach(writer, &err);
+	expect_error("detach twice", rc, &err, MORAINE_INVALID_ARGUMENT, "not a live moraine_catalog handle");
+	rc = moraine_catalog_info(writer, &info, &err);
+	expect_error("info after detach", rc, &err, MORAINE_INVALID_ARGUMENT, "not a live moraine_catalog handle");
+
+	moraine_error_free(NULL);
+	moraine_error_free(&err);
+}
+
+/* ---- the SQL function interface ---- */
+
+static const moraine_function *fns;
+static uint64_t nfns;
+
+static int64_t find(const char *name) {
+	for (uint64_t i = 0; i < nfns; i++) {
+		if (strcmp(fns[i].name, name) == 0) {
+			return (int64_t)i;
+		}
+	}
+	return -1;
+}
+
+static moraine_value str_value(const char *s) {
+	moraine_value v;
+	memset(&v, 0, sizeof(v));
+	v.type = MORAINE_TYPE_VARCHAR;
+	v.str = s;
+	v.len = strlen(s);
+	return v;
+}
+
+/* call binds and executes function name with positional args and one
+ * optional named argument; returns the result (or NULL, with err set). */
+static moraine_table *call(moraine_instance in, const char *name, moraine_value *args, uint64_t nargs,
+                           const char *named_name, moraine_value named_value, moraine_error *err) {
+	int64_t idx = find(name);
+	CHECK(idx >= 0, "no function %s", name);
+	if (idx < 0) {
+		return NULL;
+	}
+	const moraine_function *fn = &fns[idx];
+	moraine_value *named = calloc(fn->named_count ? fn->named_count : 1, sizeof(moraine_value));
+	for (uint64_t i = 0; i < fn->named_count; i++) {
+		named[i].type = MORAINE_TYPE_ABSENT;
+		if (named_name && strcmp(fn->named[i].name, named_name) == 0) {
+			named[i] = named_value;
+		}
+	}
+	moraine_bound b = 0;
+	moraine_table *cols = NULL, *out = NULL;
+	int32_t rc = moraine_bind(in, (uint64_t)idx, args, nargs, named, fn->named_count, &b, &cols, err);
+	free(named);
+	if (rc != MORAINE_OK) {
+		return NULL;
+	}
+	CHECK(cols != NULL && cols->row_count == 0, "%s: bind columns", name);
+	moraine_table_free(cols);
+	rc = moraine_execute(b, &out, err);
+	moraine_bound_free(b);
+	return rc == MORAINE_OK ? out : NULL;
+}
+
+static void test_functions(void) {
+	moraine_error err = {0};
+	fns = moraine_functions(&nfns);
+	CHECK(fns != NULL && nfns > 20, "moraine_functions: %llu", (unsigned long long)nfns);
+	CHECK(find("moraine_attach") >= 0 && find("moraine_ducklake_snapshot") >= 0 && find("moraine_insert") >= 0,
+	      "expected functions missing");
+
+	moraine_instance in = moraine_instance_new();
+	CHECK(in != 0, "moraine_instance_new");
+
+	moraine_value args[3];
+	args[0] = str_value("w");
+	args[1] = str_value(lake_path("fnlake"));
+	moraine_table *t = call(in, "moraine_attach", args, 2, NULL, args[0], &err);
+	CHECK(t != NULL, "moraine_attach: %s", err.message ? err.message : "");
+	if (t != NULL) {
+		CHECK(t->row_count == 1 && t->column_count == 4, "attach result %llux%llu", (unsigned long long)t->row_count,
+		      (unsigned long long)t->column_count);
+		const moraine_string *role = &((const moraine_string *)t->columns[1].data)[0];
+		CHECK(role->size == 6 && memcmp(role->data, "writer", 6) == 0, "role %.*s", (int)role->size, role->data);
+		moraine_table_free(t);
+	}
+	moraine_error_free(&err);
+
+	/* An unknown attach option refused at bind with the library's message. */
+	moraine_value ro = {0};
+	ro.type = MORAINE_TYPE_VARCHAR;
+	ro.str = "maybe";
+	ro.len = 5;
+	args[0] = str_value("r");
+	t = call(in, "moraine_attach", args, 2, "read_only", ro, &err);
+	CHECK(t == NULL, "read_only := 'maybe' accepted");
+	expect_error("read_only 'maybe'", err.code, &err, MORAINE_INVALID_ARGUMENT, "READ_ONLY: 'maybe' is not accepted");
+
+	args[0] = str_value("w");
+	args[1] = str_value("s");
+	t = call(in, "moraine_create_schema", args, 2, NULL, args[0], &err);
+	CHECK(t != NULL, "moraine_create_schema: %s", err.message ? err.message : "");
+	moraine_table_free(t);
+	moraine_error_free(&err);
+	t = call(in, "moraine_create_schema", args, 2, NULL, args[0], &err);
+	CHECK(t == NULL, "duplicate schema accepted");
+	expect_error("duplicate schema", err.code, &err, MORAINE_ALREADY_EXISTS, "moraine_create_schema: already exists");
+
+	t = call(in, "moraine_ducklake_schema", args, 1, NULL, args[0], &err);
+	CHECK(t != NULL && t->row_count == 2, "ducklake_schema rows: %s", err.message ? err.message : "");
+	moraine_table_free(t);
+	moraine_error_free(&err);
+
+	/* Time travel to snapshot 0: only main. */
+	moraine_value at = {0};
+	at.type = MORAINE_TYPE_BIGINT;
+	at.bigint = 0;
+	t = call(in, "moraine_ducklake_schema", args, 1, "snapshot", at, &err);
+	CHECK(t != NULL && t->row_count == 1, "ducklake_schema at 0: %s", err.message ? err.message : "");
+	moraine_table_free(t);
+	moraine_error_free(&err);
+
+	/* Wrong arity and a bad instance. */
+	moraine_bound b = 0;
+	moraine_table *cols = NULL;
+	int32_t rc = moraine_bind(in, (uint64_t)find("moraine_detach"), args, 2, NULL, 0, &b, &cols, &err);
+	expect_error("bind arity", rc, &err, MORAINE_INVALID_ARGUMENT, "takes 1 positional arguments");
+	rc = moraine_bind(0, 0, args, 2, NULL, 0, &b, &cols, &err);
+	expect_error("bind instance 0", rc, &err, MORAINE_INVALID_ARGUMENT, "not a live moraine_instance handle");
+	rc = moraine_execute(12345, &t, &err);
+	expect_error("execute bogus", rc, &err, MORAINE_INVALID_ARGUMENT, "not a live moraine_bound handle");
+
+	/* The last release detaches the instance's lakes: the lake can then be
+	 * attached again by a new instance. */
+	moraine_instance_release(in);
+	moraine_instance in2 = moraine_instance_new();
+	args[0] = str_value("again");
+	args[1] = str_value(lake_path("fnlake"));
+	t = call(in2, "moraine_attach", args, 2, NULL, args[0], &err);
+	CHECK(t != NULL, "re-attach after release: %s", err.message ? err.message : "");
+	moraine_table_free(t);
+	moraine_error_free(&err);
+	moraine_instance_release(in2);
+}
+
+int main(int argc, char **argv) {
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s <scratch directory>\n", argv[0]);
+		return 2;
+	}
+	snprintf(scratch, sizeof(scratch), "%s", argv[1]);
+	char cmd[4200];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "cannot clear %s\n", scratch);
+		return 2;
+	}
+	mkdir(scratch, 0755);
+	test_attach();
+	test_functions();
+	if (failures > 0) {
+		fprintf(stderr, "moraine_host_test: %d check(s) failed\n", failures);
+		return 1;
+	}
+	printf("moraine_host_test: all checks passed\n");
+	return 0;
+}

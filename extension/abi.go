@@ -1,0 +1,225 @@
+package main
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../cshim -I${SRCDIR}
+#include "export.h"
+*/
+import "C"
+
+import (
+	"context"
+	"fmt"
+	"unsafe"
+
+	"github.com/moraine-go/moraine/attach"
+	"github.com/moraine-go/moraine/core"
+	"github.com/moraine-go/moraine/extension/internal/codes"
+)
+
+// setError fills *err (when not NULL) and returns the code. The message is
+// C.malloc'ed; moraine_error_free releases it.
+func setError(cerr *C.moraine_error, err error) C.int32_t {
+	code := codes.Of(err)
+	if cerr != nil {
+		cerr.code = C.int32_t(code)
+		cerr.message = nil
+		if err != nil {
+			cerr.message = C.CString(codes.Message(err))
+		}
+	}
+	return C.int32_t(code)
+}
+
+func invalidf(format string, args ...any) error {
+	return &core.Error{Kind: core.InvalidArgument, Msg: fmt.Sprintf(format, args...)}
+}
+
+// goStr copies a C string; NULL and "" both read as "".
+func goStr(s C.moraine_cstr) string {
+	if s == nil {
+		return ""
+	}
+	return C.GoString((*C.char)(unsafe.Pointer(s)))
+}
+
+// attachedCatalog is what a moraine_catalog handle holds.
+type attachedCatalog struct {
+	*attach.Attached
+}
+
+//export moraine_error_free
+func moraine_error_free(err *C.moraine_error) {
+	defer func() { _ = recover() }()
+	if err == nil {
+		return
+	}
+	if err.message != nil {
+		C.free(unsafe.Pointer(err.message))
+	}
+	err.message = nil
+	err.code = 0
+}
+
+//export moraine_attach
+func moraine_attach(path C.moraine_cstr, s3 C.moraine_s3_config_cptr, readOnly C.bool, dataPath C.moraine_cstr,
+	flushIntervalMS C.uint64_t, checkpoint C.moraine_cstr, out *C.moraine_catalog, cerr *C.moraine_error) (rc C.int32_t) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = setError(cerr, recovered(r))
+		}
+	}()
+	return moraine_attach_with_commit_log(path, s3, readOnly, dataPath, flushIntervalMS, checkpoint, nil, out, cerr)
+}
+
+//export moraine_attach_with_commit_log
+func moraine_attach_with_commit_log(path C.moraine_cstr, s3 C.moraine_s3_config_cptr, readOnly C.bool, dataPath C.moraine_cstr,
+	flushIntervalMS C.uint64_t, checkpoint C.moraine_cstr, commitLog C.moraine_commit_log_options_cptr,
+	out *C.moraine_catalog, cerr *C.moraine_error) (rc C.int32_t) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = setError(cerr, recovered(r))
+		}
+	}()
+	if out != nil {
+		*out = 0
+	}
+	if path == nil {
+		return setError(cerr, invalidf("moraine_attach: path is NULL"))
+	}
+	if out == nil {
+		return setError(cerr, invalidf("moraine_attach: out is NULL"))
+	}
+	cfg, err := abiConfig(goStr(path), s3, bool(readOnly), goStr(dataPath), uint64(flushIntervalMS), goStr(checkpoint), commitLog)
+	if err != nil {
+		return setError(cerr, err)
+	}
+	a, err := cfg.Open(context.Background())
+	if err != nil {
+		return setError(cerr, err)
+	}
+	*out = C.moraine_catalog(newHandle(attachedCatalog{a}))
+	return setError(cerr, nil)
+}
+
+// commitLogOptionsV1Size is the size of the first version of
+// moraine_commit_log_options: every field up to wal_store.
+var commitLogOptionsV1Size = uint32(unsafe.Offsetof(C.moraine_commit_log_options{}.wal_store) + unsafe.Sizeof(C.moraine_commit_log_options{}.wal_store))
+
+// abiConfig turns the C arguments into attach options and parses them, so
+// the C ABI and SQL follow the same rules and messages.
+func abiConfig(path string, s3 C.moraine_s3_config_cptr, readOnly bool, dataPath string, flushMS uint64,
+	checkpoint string, cl C.moraine_commit_log_options_cptr) (*attach.Config, error) {
+	var opts []attach.Option
+	add := func(name string, v any) { opts = append(opts, attach.Option{Name: name, Value: v}) }
+	if readOnly {
+		add("READ_ONLY", true)
+	}
+	if dataPath != "" {
+		add("DATA_PATH", dataPath)
+	}
+	switch flushMS {
+	case 0:
+	case ^uint64(0):
+		add("FLUSH_INTERVAL_MS", int64(0))
+	default:
+		add("FLUSH_INTERVAL_MS", flushMS)
+	}
+	if checkpoint != "" {
+		add("CHECKPOINT", checkpoint)
+	}
+	walStore := ""
+	if cl != nil {
+		if uint32(cl.size) < commitLogOptionsV1Size {
+			return nil, invalidf("moraine_attach_with_commit_log: commit_log->size is %d; set it to sizeof(moraine_commit_log_options) (at least %d)", uint32(cl.size), commitLogOptionsV1Size)
+		}
+		if cl.tail {
+			add("COMMIT_LOG_TAIL", true)
+		}
+		if cl.poll_interval_ms != 0 {
+			add("COMMIT_LOG_POLL_INTERVAL_MS", uint64(cl.poll_interval_ms))
+		}
+		if cl.reader_poll_interval_ms != 0 {
+			add("READER_POLL_INTERVAL_MS", uint64(cl.reader_poll_interval_ms))
+		}
+		if walStore = goStr(cl.wal_store); walStore != "" {
+			add("WAL_STORE", walStore)
+		}
+	}
+	// S3 settings only concern s3:// stores; a host may pass them always.
+	if s3 != nil && (attach.IsS3(path) || attach.IsS3(walStore)) {
+		for _, f := range []struct {
+			name string
+			v    C.moraine_cstr
+		}{
+			{"S3_KEY_ID", s3.key_id}, {"S3_SECRET", s3.secret}, {"S3_REGION", s3.region},
+			{"S3_SESSION_TOKEN", s3.session_token}, {"S3_ENDPOINT", s3.endpoint}, {"S3_URL_STYLE", s3.url_style},
+		} {
+			if s := goStr(f.v); s != "" {
+				add(f.name, s)
+			}
+		}
+		switch s3.use_ssl {
+		case -1:
+		case 0, 1:
+			add("S3_USE_SSL", s3.use_ssl == 1)
+		default:
+			return nil, invalidf("moraine_attach: s3->use_ssl is %d (accepted: -1 for not given, 0, 1)", int32(s3.use_ssl))
+		}
+	}
+	return attach.Parse(path, opts)
+}
+
+//export moraine_detach
+func moraine_detach(catalog C.moraine_catalog, cerr *C.moraine_error) (rc C.int32_t) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = setError(cerr, recovered(r))
+		}
+	}()
+	a, err := lookupHandle[attachedCatalog](uint64(catalog), "moraine_catalog")
+	if err != nil {
+		return setError(cerr, err)
+	}
+	if !deleteHandle(uint64(catalog)) {
+		return setError(cerr, invalidf("moraine_detach: %d was detached concurrently", uint64(catalog)))
+	}
+	return setError(cerr, a.Close(context.Background()))
+}
+
+//export moraine_catalog_info
+func moraine_catalog_info(catalog C.moraine_catalog, out *C.moraine_info, cerr *C.moraine_error) (rc C.int32_t) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = setError(cerr, recovered(r))
+		}
+	}()
+	if out == nil {
+		return setError(cerr, invalidf("moraine_catalog_info: out is NULL"))
+	}
+	a, err := lookupHandle[attachedCatalog](uint64(catalog), "moraine_catalog")
+	if err != nil {
+		return setError(cerr, err)
+	}
+	h, err := a.Catalog.Head(context.Background())
+	if err != nil {
+		return setError(cerr, err)
+	}
+	format, _ := a.Catalog.Format()
+	role := C.MORAINE_ROLE_WRITER
+	switch a.Role() {
+	case attach.RoleReader:
+		role = C.MORAINE_ROLE_READER
+	case attach.RoleTailingReader:
+		role = C.MORAINE_ROLE_TAILING_READER
+	case attach.RoleCommitter:
+		role = C.MORAINE_ROLE_COMMITTER
+	}
+	*out = C.moraine_info{
+		role:           C.int32_t(role),
+		read_only:      C.bool(a.Config.ReadOnly),
+		format:         C.uint64_t(format),
+		head_snapshot:  C.uint64_t(h.SnapshotID),
+		head_batch_seq: C.uint64_t(h.BatchSeq),
+	}
+	return setError(cerr, nil)
+}

@@ -1,0 +1,24 @@
+// Command extension is the Go half of moraine.duckdb_extension: the C ABI
+// declared in cshim/moraine.h, exported with cgo. It is built with
+// -buildmode=c-archive and linked with the C shim (cshim/, the DuckDB entry
+// point moraine_init_c_api) into one shared library by cshim/CMakeLists.txt
+// (`make extension`); see extension/README.md.
+//
+// Layout:
+//
+//	abi.go        moraine_attach, moraine_attach_with_commit_log, moraine_detach,
+//	              moraine_catalog_info, moraine_error_free
+//	bridge.go     the SQL function interface the shim drives: moraine_functions,
+//	              moraine_instance_*, moraine_bind, moraine_execute, ...
+//	cmem.go       results written into C memory, arguments read from it
+//	internal/sqlfn  the SQL functions themselves (pure Go)
+//	internal/codes  the pinned error codes
+//
+// Rules at the boundary: C gets opaque handles (runtime/cgo.Handle values),
+// never Go pointers; C memory handed to Go is read during the call and
+// copied; memory handed to C is allocated with C.malloc and freed by the
+// documented moraine_*_free function; every export recovers panics into
+// MORAINE_INTERNAL. No catalog logic lives here or in the shim.
+package main
+
+func main() {}

@@ -394,8 +394,15 @@ func (l *logState) newSession(ctx context.Context) (session, error) {
 	l.mu.Unlock()
 	c := l.c
 	if role == logHolder {
-		snap := c.db.Snapshot()
-		return &logSession{l: l, view: &releasingSnapshot{snap}, db: c.db}, nil
+		db := c.writerDB()
+		if reason := db.CloseReason(); reason != nil {
+			// Another process took the store: give it up and commit
+			// through the log like any committer.
+			l.giveUp(reason)
+		} else {
+			snap := db.Snapshot()
+			return &logSession{l: l, view: &releasingSnapshot{snap}, db: db}, nil
+		}
 	}
 	snap, err := c.reader.Snapshot()
 	if err != nil {
@@ -464,10 +471,22 @@ func (s *logSession) land(ctx context.Context, b *preparedBatch) (*lostRace, err
 		return &lostRace{theirs: theirs, resolve: func(id SchemaID) (string, bool) { n, ok := names[id]; return n, ok }}, nil
 	}
 	seq := l.base.Seq(slot)
+	applied := false
 	if s.db != nil {
-		if err := applySlot(ctx, s.db, l.base, batch); err != nil {
+		err := applySlot(ctx, s.db, l.base, batch)
+		switch {
+		case err == nil:
+			applied = true
+		case errors.Is(err, slate.ErrFenced) || errors.Is(err, slate.ErrClosed):
+			// Fenced while landing: the slot is committed; serve it through
+			// the reader from now on.
+			l.giveUp(err)
+		default:
 			return nil, wrapf(OutcomeUnknown, err, "slot %d is committed in the log but applying it to the held store failed; a reopen folds it", slot)
 		}
+	}
+	if applied {
+		// The held store serves it.
 	} else if err := l.waitServed(ctx, seq); err != nil {
 		l.c.log.Warn("moraine: the commit landed but the reader has not served it yet", "slot", slot, "err", err)
 	}

@@ -30,7 +30,7 @@ TESTFLAGS ?=
 # Go sources, minus testdata, hidden directories and build output.
 FIND_GO = find . -name '*.go' -not -path '*/testdata/*' -not -path './.*' -not -path './build/*' -print0
 
-.PHONY: all test lint fmt vet help extension capi-check test-extension-host test-duckdb20
+.PHONY: all test lint fmt vet help extension extension-commitlog capi-check test-extension-host test-duckdb20
 
 all: lint test
 
@@ -43,9 +43,9 @@ help:
 # skipped test) and the output of failures; the raw stream is kept in
 # build/test-output.json. test/sql finds the extension `make extension`
 # built through MORAINE_EXTENSION_DIR.
-test: extension
+test: extension extension-commitlog
 	@mkdir -p build
-	set -o pipefail; MORAINE_EXTENSION_DIR=$(BUILD_DIR) $(GO) test -race -count=1 -timeout $(TIMEOUT) -json $(TESTFLAGS) $(PKGS) \
+	set -o pipefail; MORAINE_EXTENSION_DIR=$(BUILD_DIR) MORAINE_COMMITLOG_EXTENSION_DIR=$(BUILD_DIR)/commitlog $(GO) test -race -count=1 -timeout $(TIMEOUT) -json $(TESTFLAGS) $(PKGS) \
 		| tee build/test-output.json | $(GO) run ./tools/testsummary
 	$(MAKE) --no-print-directory test-extension-host test-duckdb20
 
@@ -75,6 +75,9 @@ fmt:
 #                             DuckDB trailer (tools/exttrailer) ->
 #                             build/moraine.duckdb_extension, and the private
 #                             repository build/repository/ (INSTALL moraine FROM).
+#   make extension-commitlog  the same with the Go half built -tags commitlog
+#                             (registers the in-tree commit log at load) into
+#                             build/commitlog/ (test/sqlcommitlog runs it).
 #   make test-extension-host  the C host test (cshim/test/host_test.c, ctest).
 #   make test-duckdb20        the DuckDB 2.0.0 load smoke test (test/duckdb20).
 #   make capi-check           cshim/duckdb_capi.h matches tools/capigen's output.
@@ -88,6 +91,10 @@ EXT_BUILD_DIR := $(BUILD_DIR)/cmake
 extension:
 	$(CMAKE) -S cshim -B $(EXT_BUILD_DIR) -DGO=$(GO) -DMORAINE_OUTPUT_DIR=$(BUILD_DIR)
 	$(CMAKE) --build $(EXT_BUILD_DIR) --parallel
+
+extension-commitlog:
+	$(CMAKE) -S cshim -B $(BUILD_DIR)/cmake-commitlog -DGO=$(GO) -DMORAINE_OUTPUT_DIR=$(BUILD_DIR)/commitlog -DMORAINE_GO_TAGS=commitlog
+	$(CMAKE) --build $(BUILD_DIR)/cmake-commitlog --parallel
 
 test-extension-host: extension
 	cd $(EXT_BUILD_DIR) && ctest --output-on-failure

@@ -235,3 +235,23 @@ func BuildTestExtension(t testing.TB, dir string) string {
 	}
 	return ext
 }
+
+// BuildExtension runs the build `make extension` runs into dir (dir/cmake
+// for cmake's files, dir/moraine.duckdb_extension and dir/repository as
+// output); tags are the Go half's build tags ("" or "commitlog").
+func BuildExtension(dir, tags string) error {
+	root, err := ModuleRoot()
+	if err != nil {
+		return err
+	}
+	for _, args := range [][]string{
+		{"-S", filepath.Join(root, "cshim"), "-B", filepath.Join(dir, "cmake"), "-DMORAINE_OUTPUT_DIR=" + dir, "-DMORAINE_GO_TAGS=" + tags},
+		{"--build", filepath.Join(dir, "cmake"), "--target", "extension"},
+	} {
+		cmd := exec.Command("cmake", args...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("cmake %v: %v\n%s", args, err, out)
+		}
+	}
+	return nil
+}

@@ -24,7 +24,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -71,22 +70,7 @@ func run(m *testing.M) int {
 }
 
 // buildExtension runs the build `make extension` runs, into dir.
-func buildExtension(dir string) error {
-	root, err := duckdbtest.ModuleRoot()
-	if err != nil {
-		return err
-	}
-	for _, args := range [][]string{
-		{"-S", filepath.Join(root, "cshim"), "-B", filepath.Join(dir, "cmake"), "-DMORAINE_OUTPUT_DIR=" + dir},
-		{"--build", filepath.Join(dir, "cmake"), "--target", "extension"},
-	} {
-		cmd := exec.Command("cmake", args...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("cmake %v: %v\n%s", args, err, out)
-		}
-	}
-	return nil
-}
+func buildExtension(dir string) error { return duckdbtest.BuildExtension(dir, "") }
 
 // futureLake creates a lake and stamps its format one past what this build
 // reads, as a newer moraine would leave it.

@@ -317,6 +317,12 @@ func (c *Catalog) Snapshot(ctx context.Context) (*CatalogSnapshot, error) {
 		c.mu.Unlock()
 		return s, nil
 	}
+	if c.clog != nil && c.clog.committer != nil {
+		// A committer's read is served what a listing of the log finds now.
+		if err := c.reader.Tail(ctx); err != nil {
+			return nil, storeErr(err, "reading the commit log's tail")
+		}
+	}
 	return c.stableLoad(ctx, nil)
 }
 

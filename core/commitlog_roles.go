@@ -104,7 +104,9 @@ func (l *logState) plugOptions(init slate.WriterInit) []slate.Option {
 func openLogReader(ctx context.Context, store objstore.Store, opts CatalogOptions, p CommitLogProvider) (*Catalog, error) {
 	es := engineStore(store, opts)
 	ls := logStoreFor(store, opts)
-	ro := slate.ReaderOptions{PollInterval: opts.ReaderPollInterval, NoTail: !opts.CommitLogTail}
+	// A read sets a flag and the next tick lists: a reader nothing reads
+	// lists nothing.
+	ro := slate.ReaderOptions{PollInterval: opts.ReaderPollInterval, NoTail: !opts.CommitLogTail, Lazy: true}
 	if opts.FollowLatest {
 		ro.Mode = slate.ReaderFollowLatest
 	}
@@ -171,7 +173,9 @@ func openCommitter(ctx context.Context, store objstore.Store, opts CatalogOption
 	if poll == 0 {
 		poll = defaultCommitLogPoll
 	}
-	r, err := slate.OpenReader(ctx, es, opts.Path, slate.ReaderOptions{PollInterval: poll},
+	// An idle committer makes no request of the log (Lazy); a read
+	// refreshes first (Catalog.Snapshot), a commit tails until served.
+	r, err := slate.OpenReader(ctx, es, opts.Path, slate.ReaderOptions{PollInterval: poll, Lazy: true},
 		slate.WithWalReader(p.Reader(ls, opts.Path)), slate.WithLogger(opts.Logger))
 	if err != nil {
 		return nil, storeErr(err, "opening the committer's reader")

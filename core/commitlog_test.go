@@ -267,3 +267,44 @@ func TestFoldCadenceAndTruncation(t *testing.T) {
 		t.Fatalf("a reader of the folded store sees %d files, want 9", got)
 	}
 }
+
+// An idle committer and an idle tailing reader make no request of the
+// store; a read sets the flag and the next poll lists.
+func TestIdleCommitterAndTailingReaderMakeNoRequests(t *testing.T) {
+	inner := objstore.NewMemory(0)
+	seed := openCommitter(t, inner, logOpts())
+	id := createTable(t, seed, "t")
+	counting := objstore.WithCounting(inner)
+	c := openCommitter(t, counting, logOpts(func(o *core.CatalogOptions) { o.CommitLogPollInterval = 5 * time.Millisecond }))
+	r, err := core.OpenReadOnly(bg, counting, logOpts(func(o *core.CatalogOptions) {
+		o.CommitLogTail = true
+		o.ReaderPollInterval = 5 * time.Millisecond
+		o.FollowLatest = true
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(bg)
+	snap(t, c)
+	snap(t, r)
+	time.Sleep(50 * time.Millisecond) // the ticks after those reads
+	before := counting.Snapshot()
+	time.Sleep(100 * time.Millisecond)
+	if n := counting.Snapshot().Sub(before).Total(); n != 0 {
+		t.Fatalf("an idle committer and an idle tailing reader made %d requests in 20 poll intervals", n)
+	}
+	// A commit from elsewhere reaches the tailing reader once it is read.
+	commit(t, seed, insertInto(id, "x.parquet"))
+	snap(t, r) // sets the flag
+	deadline := time.Now().Add(10 * time.Second)
+	for len(snap(t, r).DataFiles(id)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the tailing reader never picked up the commit after being read")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	// A committer's read is served a fresh listing of the log at once.
+	if len(snap(t, c).DataFiles(id)) != 1 {
+		t.Fatal("the committer's read was not served the peer's slot")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -57,6 +58,11 @@ type ReaderOptions struct {
 	// lifetime, only to do that), so it never expires while the reader is
 	// open. It must be at least twice PollInterval.
 	CheckpointLifetime time.Duration
+	// Lazy polls only after a read: a read sets a flag and the next tick
+	// refreshes, so a reader nothing reads makes no requests (beyond keeping
+	// a managed checkpoint alive). The staleness bound stays PollInterval
+	// from the first read after an idle spell.
+	Lazy bool
 	// NoTail replays the WAL once at open and afterwards follows only the
 	// manifest: data newer than the writer's last L0 flush waits for the
 	// next one. A log-resident catalog's non-tailing readers use it.
@@ -102,7 +108,8 @@ type Reader struct {
 	walEnd     uint64    // pinned: exclusive end; 0: follow the tail
 	walIter    WalIterator
 	tailedOnce bool
-	checkpoint uuid.UUID // managed mode
+	readSince  atomic.Bool // Lazy: a read happened since the last poll
+	checkpoint uuid.UUID   // managed mode
 	cpExpires  time.Time
 	progress   chan struct{}
 	stats      readStats
@@ -470,7 +477,15 @@ func treeChanged(a, b *manifest.Manifest) bool {
 	return false
 }
 
-func (r *Reader) pollOnce(ctx context.Context) error { return r.Refresh(ctx) }
+func (r *Reader) pollOnce(ctx context.Context) error {
+	if r.ropts.Lazy && !r.readSince.Swap(false) {
+		if r.ropts.Mode == ReaderManagedCheckpoint {
+			return r.keepAlive(ctx)
+		}
+		return nil
+	}
+	return r.Refresh(ctx)
+}
 
 // poll runs fn every interval until Close.
 func (r *Reader) poll(interval time.Duration, fn func(context.Context) error) {
@@ -490,6 +505,7 @@ func (r *Reader) poll(interval time.Duration, fn func(context.Context) error) {
 }
 
 func (r *Reader) viewNow() (*view, error) {
+	r.readSince.Store(true)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed != nil {

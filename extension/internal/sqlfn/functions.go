@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/moraine-go/moraine/attach"
 	"github.com/moraine-go/moraine/core"
@@ -316,6 +317,28 @@ func lakeFunctions() []*Function {
 					return nil, err
 				}
 				return &Table{Columns: a.fn.Columns, Rows: [][]any{{l.Name}}}, nil
+			},
+		},
+		{
+			Name:    "moraine_create_checkpoint",
+			Doc:     "Pin the lake's current state for read-only attaches (checkpoint := the returned id); lifetime_ms 0 never expires.",
+			Params:  []Param{{Name: "name", Type: TypeVarchar, Doc: "the lake"}},
+			Named:   []Param{{Name: "lifetime_ms", Type: TypeUbigint, Doc: "milliseconds until GC may remove the checkpoint (0: never)"}},
+			Columns: []Column{{"checkpoint", TypeVarchar}},
+			run: func(ctx context.Context, in *Instance, a *Args) (*Table, error) {
+				l, err := a.lake(in)
+				if err != nil {
+					return nil, err
+				}
+				ms, _, err := a.namedU64("lifetime_ms")
+				if err != nil {
+					return nil, err
+				}
+				id, err := l.Catalog.CreateCheckpoint(ctx, time.Duration(ms)*time.Millisecond)
+				if err != nil {
+					return nil, err
+				}
+				return &Table{Columns: a.fn.Columns, Rows: [][]any{{id}}}, nil
 			},
 		},
 		{

@@ -123,7 +123,7 @@ func TestCompactionMatchesModel(t *testing.T) {
 					checkView(fmt.Sprintf("round %d held", round), h)
 				}
 				if round%8 == 7 {
-					if _, err := db.RunGC(bg, noMinAge); err != nil {
+					if _, err := db.RunGC(bg, noMinAge()); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -403,7 +403,7 @@ func compactionCrashWorkload(s objstore.Store, opts []slate.Option) (acked []int
 	if _, err := db.CompactAll(bg); err != nil {
 		return fail()
 	}
-	if _, err := db.RunGC(bg, noMinAge); err != nil {
+	if _, err := db.RunGC(bg, noMinAge()); err != nil {
 		return fail()
 	}
 	if db.Close(bg) != nil {
@@ -483,7 +483,7 @@ func TestCrashSweepAcrossCompaction(t *testing.T) {
 		if _, err := db.CompactAll(bg); err != nil {
 			t.Fatalf("k=%d: compaction after recovery: %v", k, err)
 		}
-		if _, err := db.RunGC(bg, noMinAge); err != nil {
+		if _, err := db.RunGC(bg, noMinAge()); err != nil {
 			t.Fatalf("k=%d: GC after recovery: %v", k, err)
 		}
 		sameMap(t, fmt.Sprintf("k=%d after recovery, compaction and GC", k), scanMap(t, db.Scan(bg, nil, nil)), got)

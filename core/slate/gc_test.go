@@ -14,8 +14,16 @@ import (
 	"github.com/moraine-go/moraine/core/slate"
 )
 
-// noMinAge makes GC take everything unreferenced at once.
-var noMinAge = slate.GCOptions{MinAge: -1}
+// noMinAge makes GC take everything unreferenced at once. GC spares SSTs
+// whose ULID millisecond is not below its cutoff (they may have been minted
+// after it started), so it first waits for the clock to leave the current
+// millisecond: every table minted so far is then strictly older.
+func noMinAge() slate.GCOptions {
+	for ms := time.Now().UnixMilli(); time.Now().UnixMilli() == ms; {
+		time.Sleep(100 * time.Microsecond)
+	}
+	return slate.GCOptions{MinAge: -1}
+}
 
 // manual turns the background compactor and GC off; compaction runs on
 // request with two sources and keeps no input-retention checkpoint.
@@ -143,7 +151,7 @@ func TestGCKeepsWhatReadersAndCheckpointsNeed(t *testing.T) {
 		if !e.plugs {
 			before = countObjects(t, s)
 		}
-		rep, err := db.RunGC(bg, noMinAge)
+		rep, err := db.RunGC(bg, noMinAge())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +181,7 @@ func TestGCKeepsWhatReadersAndCheckpointsNeed(t *testing.T) {
 		sameMap(t, "managed reader refreshed", scanMap(t, managed.Scan(bg, nil, nil)), model)
 		// A second run right away finds (almost) nothing new to take, and a
 		// crash + reopen still recovers everything.
-		if _, err := db.RunGC(bg, noMinAge); err != nil {
+		if _, err := db.RunGC(bg, noMinAge()); err != nil {
 			t.Fatal(err)
 		}
 		db2 := e.open(t, s, manual()...)
@@ -200,7 +208,7 @@ func TestGCReclaimsSpace(t *testing.T) {
 				}
 			}
 			c1 := countObjects(t, s)
-			if _, err := db.RunGC(bg, noMinAge); err != nil {
+			if _, err := db.RunGC(bg, noMinAge()); err != nil {
 				t.Fatal(err)
 			}
 			c2 := countObjects(t, s)
@@ -211,7 +219,7 @@ func TestGCReclaimsSpace(t *testing.T) {
 			if rep, err := db.CompactAll(bg); err != nil || !rep.Compacted {
 				t.Fatalf("CompactAll: %+v %v", rep, err)
 			}
-			if _, err := db.RunGC(bg, noMinAge); err != nil {
+			if _, err := db.RunGC(bg, noMinAge()); err != nil {
 				t.Fatal(err)
 			}
 			c3 := countObjects(t, s)
@@ -249,7 +257,7 @@ func TestCompactionRetainsInputsForInFlightReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := countObjects(t, s)
-	if _, err := db.RunGC(bg, noMinAge); err != nil {
+	if _, err := db.RunGC(bg, noMinAge()); err != nil {
 		t.Fatal(err)
 	}
 	if after := countObjects(t, s); after.ssts != before.ssts {
@@ -269,7 +277,7 @@ func TestCompactionRetainsInputsForInFlightReads(t *testing.T) {
 	if err := slate.DeleteCheckpoint(bg, s, "db", cps[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.RunGC(bg, noMinAge); err != nil {
+	if _, err := db.RunGC(bg, noMinAge()); err != nil {
 		t.Fatal(err)
 	}
 	if after := countObjects(t, s); after.ssts >= before.ssts {
@@ -305,7 +313,7 @@ func TestGCDryRunDeletesNothing(t *testing.T) {
 		t.Fatal("a dry run changed the store")
 	}
 	// The real run deletes exactly what the dry run listed.
-	real, err := slate.RunGC(bg, s, "db", noMinAge)
+	real, err := slate.RunGC(bg, s, "db", noMinAge())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +343,7 @@ func TestGCBoundaryFencesStaleManifestWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rep, err := db.RunGC(bg, noMinAge)
+	rep, err := db.RunGC(bg, noMinAge())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +411,7 @@ func TestStandaloneGCDuringLiveWrites(t *testing.T) {
 				return
 			default:
 			}
-			if _, err := slate.RunGC(bg, s, "db", noMinAge); err != nil {
+			if _, err := slate.RunGC(bg, s, "db", noMinAge()); err != nil {
 				gcErr = err
 				return
 			}
@@ -450,7 +458,7 @@ func TestStandaloneGCDuringLiveWrites(t *testing.T) {
 	if err := db.Close(bg); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := slate.RunGC(bg, s, "db", noMinAge); err != nil {
+	if _, err := slate.RunGC(bg, s, "db", noMinAge()); err != nil {
 		t.Fatal(err)
 	}
 	db2 := open(t, s, manual()...)
@@ -492,7 +500,7 @@ func TestCheckpointExpiryAndManagedRefresh(t *testing.T) {
 	defer idle.Close(bg)
 	for i := 0; i < 3; i++ {
 		time.Sleep(life)
-		rep, err := db.RunGC(bg, noMinAge)
+		rep, err := db.RunGC(bg, noMinAge())
 		if err != nil {
 			t.Fatal(err)
 		}

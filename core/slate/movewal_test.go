@@ -93,10 +93,10 @@ func TestMoveWalStore(t *testing.T) {
 	pinned.Close(bg)
 	// GC on the new store keeps working and keeps the fences; the
 	// operator's GC needs to be told where the WAL lives.
-	if _, err := db2.RunGC(bg, noMinAge); err != nil {
+	if _, err := db2.RunGC(bg, noMinAge()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := slate.RunGC(bg, main, "db", noMinAge); !errors.Is(err, slate.ErrWalStoreMismatch) {
+	if _, err := slate.RunGC(bg, main, "db", noMinAge()); !errors.Is(err, slate.ErrWalStoreMismatch) {
 		t.Fatalf("standalone GC without the WAL store: %v, want ErrWalStoreMismatch", err)
 	}
 	fences := 0
@@ -108,7 +108,7 @@ func TestMoveWalStore(t *testing.T) {
 			}
 		}
 	}
-	if _, err := slate.RunGC(bg, main, "db", noMinAge, withOther); err != nil {
+	if _, err := slate.RunGC(bg, main, "db", noMinAge(), withOther); err != nil {
 		t.Fatal(err)
 	}
 	after := 0

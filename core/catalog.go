@@ -292,9 +292,8 @@ func (c *Catalog) checkOpen() error {
 }
 
 // Snapshot returns the catalog at its head. A read-write handle serves its
-// own latest commit; a read-only handle serves what it has polled, and
-// accepts a materialization only if the head stamp did not move while it
-// was built.
+// own latest commit; a read-only handle serves what it has polled, read at
+// one pinned cut of the reader, so a poll landing mid-read cannot tear it.
 func (c *Catalog) Snapshot(ctx context.Context) (*CatalogSnapshot, error) {
 	if err := c.checkOpen(); err != nil {
 		return nil, err
@@ -326,42 +325,39 @@ func (c *Catalog) Snapshot(ctx context.Context) (*CatalogSnapshot, error) {
 	return c.stableLoad(ctx, nil)
 }
 
-// stableLoad materializes on a read-only handle, retrying while a poll
-// moves the head underneath. The head view is cached by its stamp, so
-// repeated reads between polls cost one key read.
+// stableLoad materializes through the reader at one pinned cut. The head
+// view is cached by its stamp, so repeated reads between polls cost one key
+// read.
 func (c *Catalog) stableLoad(ctx context.Context, at *SnapshotID) (*CatalogSnapshot, error) {
-	for attempt := 0; attempt < readOnlyStableTries; attempt++ {
-		before, _, err := readHead(ctx, c.reader)
+	var out *CatalogSnapshot
+	err := c.consistentRead(ctx, func(kv kvReader) error {
+		head, _, err := readHead(ctx, kv)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if at == nil {
 			c.mu.Lock()
 			cached := c.held
 			c.mu.Unlock()
-			if cached != nil && cached.head == before {
-				return cached, nil
+			if cached != nil && cached.head == head {
+				out = cached
+				return nil
 			}
 		}
-		s, err := load(ctx, c.reader, at)
+		s, err := load(ctx, kv, at)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		after, _, err := readHead(ctx, c.reader)
-		if err != nil {
-			return nil, err
+		if at == nil {
+			s.head = head
+			c.mu.Lock()
+			c.held = s
+			c.mu.Unlock()
 		}
-		if before == after {
-			if at == nil {
-				s.head = after
-				c.mu.Lock()
-				c.held = s
-				c.mu.Unlock()
-			}
-			return s, nil
-		}
-	}
-	return nil, errorf(RetryExhausted, "the catalog kept changing while being read (%d attempts); try again", readOnlyStableTries)
+		out = s
+		return nil
+	})
+	return out, err
 }
 
 // SnapshotAt returns the catalog as it was at snapshot id (time travel).

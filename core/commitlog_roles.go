@@ -105,7 +105,8 @@ func openLogReader(ctx context.Context, store objstore.Store, opts CatalogOption
 	es := engineStore(store, opts)
 	ls := logStoreFor(store, opts)
 	// A read sets a flag and the next tick lists: a reader nothing reads
-	// lists nothing.
+	// lists nothing, and the first read after an idle spell lists before it
+	// is served (the staleness bound stays ReaderPollInterval).
 	ro := slate.ReaderOptions{PollInterval: opts.ReaderPollInterval, NoTail: !opts.CommitLogTail, Lazy: true}
 	if opts.FollowLatest {
 		ro.Mode = slate.ReaderFollowLatest
@@ -408,7 +409,7 @@ func (l *logState) newSession(ctx context.Context) (session, error) {
 			return &logSession{l: l, view: &releasingSnapshot{snap}, db: db}, nil
 		}
 	}
-	snap, err := c.reader.Snapshot()
+	snap, err := c.reader.Snapshot(ctx)
 	if err != nil {
 		return nil, storeErr(err, "pinning the committer's view")
 	}

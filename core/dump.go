@@ -70,35 +70,13 @@ func (c *Catalog) DumpAt(ctx context.Context, at SnapshotID) (*Dump, error) {
 }
 
 func (c *Catalog) dump(ctx context.Context, at *SnapshotID) (*Dump, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	if db := c.writerDB(); db != nil {
-		snap := db.Snapshot()
-		defer snap.Release()
-		return readDump(ctx, snap, at)
-	}
-	// A reader (or a committer, which reads through its reader) has no
-	// pinned cut: accept a dump only if the head stamp did not move while it
-	// was read (as stableLoad does).
-	for attempt := 0; attempt < readOnlyStableTries; attempt++ {
-		before, _, err := readHead(ctx, c.reader)
-		if err != nil {
-			return nil, err
-		}
-		d, err := readDump(ctx, c.reader, at)
-		if err != nil {
-			return nil, err
-		}
-		after, _, err := readHead(ctx, c.reader)
-		if err != nil {
-			return nil, err
-		}
-		if before == after {
-			return d, nil
-		}
-	}
-	return nil, errorf(RetryExhausted, "the catalog kept changing while being dumped (%d attempts); try again", readOnlyStableTries)
+	var d *Dump
+	err := c.consistentRead(ctx, func(kv kvReader) error {
+		var err error
+		d, err = readDump(ctx, kv, at)
+		return err
+	})
+	return d, err
 }
 
 // dumpFilter decides which versions a dump keeps and how their end reads.

@@ -22,10 +22,9 @@ import (
 	"github.com/moraine-go/moraine/core/keys"
 )
 
-// consistentRead runs fn against one consistent state of the catalog: an
-// engine snapshot on a read-write handle; on a read-only handle the reader,
-// retried while a poll moves the head stamp underneath (every catalog batch
-// stamps the head). fn must reset whatever it collects on each call.
+// consistentRead runs fn against one consistent cut of the catalog: an
+// engine snapshot on a handle that holds the store, a pinned view of the
+// reader otherwise (later polls do not change it).
 func (c *Catalog) consistentRead(ctx context.Context, fn func(kv kvReader) error) error {
 	if err := c.checkOpen(); err != nil {
 		return err
@@ -35,21 +34,11 @@ func (c *Catalog) consistentRead(ctx context.Context, fn func(kv kvReader) error
 		defer snap.Release()
 		return fn(snap)
 	}
-	for attempt := 0; attempt < readOnlyStableTries; attempt++ {
-		before, _, err := readHead(ctx, c.reader)
-		if err != nil {
-			return err
-		}
-		ferr := fn(c.reader)
-		after, _, err := readHead(ctx, c.reader)
-		if err != nil {
-			return err
-		}
-		if before == after {
-			return ferr
-		}
+	snap, err := c.reader.Snapshot(ctx)
+	if err != nil {
+		return storeErr(err, "pinning the reader's view")
 	}
-	return errorf(RetryExhausted, "the catalog kept changing while being read (%d attempts); try again", readOnlyStableTries)
+	return fn(snap)
 }
 
 // lookupName resolves name under parent in the name directory.

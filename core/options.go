@@ -21,8 +21,9 @@ type CatalogOptions struct {
 	FlushInterval time.Duration
 
 	// ReaderPollInterval is the freshness bound of a read-only handle: how
-	// often it looks for new commits (default 10 s). It also applies to the
-	// commit log's readers.
+	// often it looks for new commits (default 10 s), and no read is served
+	// a state older than it (a read arriving when the last poll started
+	// longer ago polls first). It also applies to the commit log's readers.
 	ReaderPollInterval time.Duration
 
 	// Checkpoint pins a read-only open to an engine checkpoint (UUID). A
@@ -89,7 +90,6 @@ const (
 	defaultReaderPoll     = 10 * time.Second
 	defaultCommitAttempts = 10
 	maxGroupMembers       = 64
-	readOnlyStableTries   = 8
 )
 
 func (o CatalogOptions) withDefaults() CatalogOptions {

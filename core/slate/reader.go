@@ -50,7 +50,9 @@ type ReaderOptions struct {
 	// Checkpoint is the checkpoint a ReaderPinned reader reads.
 	Checkpoint uuid.UUID
 	// PollInterval: how often the reader looks for new data (default 10s;
-	// negative: only on Refresh).
+	// negative: only on Refresh). It is also the staleness bound: a read
+	// arriving when the last poll started longer ago than this (a tick
+	// delayed, or a Lazy reader's idle spell) polls before it is served.
 	PollInterval time.Duration
 	// CheckpointLifetime of a managed checkpoint (default 10 min). The
 	// reader's poll loop replaces it with a fresh one once half of it has
@@ -60,8 +62,8 @@ type ReaderOptions struct {
 	CheckpointLifetime time.Duration
 	// Lazy polls only after a read: a read sets a flag and the next tick
 	// refreshes, so a reader nothing reads makes no requests (beyond keeping
-	// a managed checkpoint alive). The staleness bound stays PollInterval
-	// from the first read after an idle spell.
+	// a managed checkpoint alive). The staleness bound stays PollInterval:
+	// the first read after an idle spell polls before it is served.
 	Lazy bool
 	// NoTail replays the WAL once at open and afterwards follows only the
 	// manifest: data newer than the writer's last L0 flush waits for the
@@ -108,8 +110,10 @@ type Reader struct {
 	walEnd     uint64    // pinned: exclusive end; 0: follow the tail
 	walIter    WalIterator
 	tailedOnce bool
-	readSince  atomic.Bool // Lazy: a read happened since the last poll
-	checkpoint uuid.UUID   // managed mode
+	readSince  atomic.Bool  // Lazy: a read happened since the last poll
+	opened     time.Time    // OpenReader's start: the monotonic origin of polledAt
+	polledAt   atomic.Int64 // when the last successful poll started, as time since opened (written under refreshMu)
+	checkpoint uuid.UUID    // managed mode
 	cpExpires  time.Time
 	progress   chan struct{}
 	stats      readStats
@@ -125,6 +129,7 @@ func OpenReader(ctx context.Context, store objstore.Store, root string, ropts Re
 	if err := ropts.fill(); err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	ms := manifest.NewStore(store, root)
 	latestID, latest, err := ms.Latest(ctx)
 	if err != nil {
@@ -134,7 +139,7 @@ func OpenReader(ctx context.Context, store objstore.Store, root string, ropts Re
 		return nil, fmt.Errorf("%w (%s, root %q)", ErrNotInitialized, store, root)
 	}
 	r := &Reader{store: store, root: root, ropts: ropts, log: o.logger, ms: ms,
-		tables: newTableCache(store, root, o.settings.WholeObjectBytes), latestID: latestID, latest: latest,
+		tables: newTableCache(store, root, o.settings.WholeObjectBytes), latestID: latestID, latest: latest, opened: start,
 		progress: make(chan struct{}), stop: make(chan struct{})}
 	// walFor picks the WAL reader for the state m (a pinned reader's WAL
 	// range lives in the store its own manifest records, which differs
@@ -186,10 +191,11 @@ func OpenReader(ctx context.Context, store objstore.Store, root string, ropts Re
 	default:
 		return nil, fmt.Errorf("%w: unknown reader mode %d", ErrInvalid, ropts.Mode)
 	}
-	if err := r.tail(ctx); err != nil {
+	if err := r.tail(ctx); err != nil && !errors.Is(err, errBehindTruncation) {
 		r.dropCheckpoint(ctx)
 		return nil, err
 	}
+	r.polledAt.Store(int64(start.Sub(r.opened)))
 	switch {
 	case ropts.Mode == ReaderPinned:
 	case ropts.PollInterval > 0:
@@ -339,7 +345,12 @@ func (r *Reader) dropCheckpoint(ctx context.Context) {
 	}
 }
 
-// tail replays WAL files past what the reader has.
+// errBehindTruncation: the WAL was truncated past what the reader has
+// replayed (GC moved on after a flush); a manifest poll rebuilds it.
+var errBehindTruncation = errors.New("slate: the WAL was truncated past the reader's position")
+
+// tail replays WAL files past what the reader has. errBehindTruncation
+// means only a manifest poll can bring the reader forward.
 func (r *Reader) tail(ctx context.Context) error {
 	r.mu.Lock()
 	if r.ropts.NoTail && r.tailedOnce {
@@ -366,7 +377,7 @@ func (r *Reader) tail(ctx context.Context) error {
 		rows, err := it.Next(ctx)
 		if err != nil {
 			if errors.Is(err, ErrWalTruncated) && r.walEnd == 0 {
-				return nil // GC moved past us; the next manifest poll rebuilds
+				return errBehindTruncation
 			}
 			return err
 		}
@@ -405,6 +416,12 @@ func (r *Reader) tail(ctx context.Context) error {
 func (r *Reader) Refresh(ctx context.Context) error {
 	r.refreshMu.Lock()
 	defer r.refreshMu.Unlock()
+	return r.refreshLocked(ctx)
+}
+
+// refreshLocked is Refresh under refreshMu.
+func (r *Reader) refreshLocked(ctx context.Context) error {
+	start := time.Now()
 	r.mu.Lock()
 	if r.closed != nil {
 		err := r.closed
@@ -437,7 +454,34 @@ func (r *Reader) Refresh(ctx context.Context) error {
 	} else if changed {
 		r.install(nid, nm)
 	}
-	return r.tail(ctx)
+	// Truncated past us even after this manifest: the next poll's manifest
+	// rebuilds the reader.
+	if err := r.tail(ctx); err != nil && !errors.Is(err, errBehindTruncation) {
+		return err
+	}
+	r.polledAt.Store(int64(start.Sub(r.opened)))
+	return nil
+}
+
+// fresh runs before every read. It flags the read for a Lazy reader's
+// next tick, and when the last poll started more than PollInterval ago (a
+// Lazy reader nothing read for a while, or a tick delayed on a busy
+// machine) it polls now, so no read is served staler than PollInterval.
+func (r *Reader) fresh(ctx context.Context) error {
+	r.readSince.Store(true)
+	if r.ropts.Mode == ReaderPinned || r.ropts.PollInterval <= 0 {
+		return nil
+	}
+	stale := func() bool { return time.Since(r.opened)-time.Duration(r.polledAt.Load()) > r.ropts.PollInterval }
+	if !stale() {
+		return nil
+	}
+	r.refreshMu.Lock()
+	defer r.refreshMu.Unlock()
+	if !stale() { // a poll finished while we waited for it
+		return nil
+	}
+	return r.refreshLocked(ctx)
 }
 
 // Tail reads WAL files past what the reader has, without looking at the
@@ -452,7 +496,18 @@ func (r *Reader) Tail(ctx context.Context) error {
 	if closed != nil {
 		return closed
 	}
-	return r.tail(ctx)
+	start := time.Now()
+	err := r.tail(ctx)
+	if errors.Is(err, errBehindTruncation) {
+		return r.refreshLocked(ctx) // only a newer manifest has the rest
+	}
+	if err != nil {
+		return err
+	}
+	if !r.ropts.NoTail {
+		r.polledAt.Store(int64(start.Sub(r.opened))) // a listing of the log is a poll of the data
+	}
+	return nil
 }
 
 func treeChanged(a, b *manifest.Manifest) bool {
@@ -504,8 +559,10 @@ func (r *Reader) poll(interval time.Duration, fn func(context.Context) error) {
 	}
 }
 
-func (r *Reader) viewNow() (*view, error) {
-	r.readSince.Store(true)
+func (r *Reader) viewNow(ctx context.Context) (*view, error) {
+	if err := r.fresh(ctx); err != nil {
+		return nil, err
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed != nil {
@@ -529,9 +586,10 @@ func (r *Reader) ReplayAfterWalID() uint64 {
 // not change it.
 type ReaderSnapshot struct{ v *view }
 
-// Snapshot pins the reader's current state.
-func (r *Reader) Snapshot() (*ReaderSnapshot, error) {
-	v, err := r.viewNow()
+// Snapshot pins the reader's current state (a Lazy reader polls first
+// when its last poll is older than PollInterval).
+func (r *Reader) Snapshot(ctx context.Context) (*ReaderSnapshot, error) {
+	v, err := r.viewNow(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -591,7 +649,7 @@ func (r *Reader) Checkpoint() uuid.UUID {
 
 // Get reads key at the reader's seq.
 func (r *Reader) Get(ctx context.Context, key []byte) ([]byte, bool, error) {
-	v, err := r.viewNow()
+	v, err := r.viewNow(ctx)
 	if err != nil {
 		return nil, false, err
 	}
@@ -600,7 +658,7 @@ func (r *Reader) Get(ctx context.Context, key []byte) ([]byte, bool, error) {
 
 // Scan iterates [start, end) at the reader's seq.
 func (r *Reader) Scan(ctx context.Context, start, end []byte) *Iterator {
-	v, err := r.viewNow()
+	v, err := r.viewNow(ctx)
 	if err != nil {
 		return errIterator(err)
 	}

@@ -93,7 +93,7 @@ func run(in io.Reader, out io.Writer) int {
 			switch ev.Action {
 			case "pass":
 				p.passed++
-				if strings.Contains(ev.Test, "S3") {
+				if isS3Test(ev.Test) {
 					p.s3Passed++
 				}
 			case "fail":
@@ -178,4 +178,18 @@ func indent(lines []string) string {
 		}
 	}
 	return b.String()
+}
+
+// isS3Test reports whether a test ran against S3: its name says S3
+// (TestS3Basics) or one of its subtest segments is s3 (TestEngine/s3/native).
+func isS3Test(name string) bool {
+	if strings.Contains(name, "S3") {
+		return true
+	}
+	for _, seg := range strings.Split(name, "/") {
+		if strings.EqualFold(seg, "s3") {
+			return true
+		}
+	}
+	return false
 }

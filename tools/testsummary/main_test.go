@@ -11,6 +11,8 @@ func TestSummaryCountsAndExitStatus(t *testing.T) {
 		`{"Action":"run","Package":"p/a","Test":"TestOK"}`,
 		`{"Action":"pass","Package":"p/a","Test":"TestOK","Elapsed":0.1}`,
 		`{"Action":"pass","Package":"p/a","Test":"TestS3Basics","Elapsed":0.1}`,
+		`{"Action":"pass","Package":"p/a","Test":"TestEngine/s3/native","Elapsed":0.1}`,
+		`{"Action":"pass","Package":"p/a","Test":"TestEngine/as3x","Elapsed":0.1}`,
 		`{"Action":"output","Package":"p/a","Test":"TestSkipped","Output":"    x_test.go:3: needs a thing\n"}`,
 		`{"Action":"skip","Package":"p/a","Test":"TestSkipped","Elapsed":0}`,
 		`{"Action":"pass","Package":"p/a","Elapsed":1.5}`,
@@ -20,7 +22,7 @@ func TestSummaryCountsAndExitStatus(t *testing.T) {
 		t.Fatalf("exit %d for a passing run:\n%s", code, out.String())
 	}
 	s := out.String()
-	for _, want := range []string{"2 passed, 0 failed, 1 skipped, 1 against S3", "SKIPPED p/a TestSkipped", "needs a thing", "PASS"} {
+	for _, want := range []string{"4 passed, 0 failed, 1 skipped, 2 against S3", "SKIPPED p/a TestSkipped", "needs a thing", "PASS"} {
 		if !strings.Contains(s, want) {
 			t.Fatalf("summary lacks %q:\n%s", want, s)
 		}

@@ -50,6 +50,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"debug/buildinfo"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -189,6 +190,9 @@ func resolve() (Server, error) {
 	if err != nil {
 		return Server{}, err
 	}
+	if v := versitygwVersion(bin); v != VersitygwVersion {
+		fmt.Fprintf(os.Stderr, "s3test: %s is versitygw %s; the project tests against %s (behaviour may differ). To match CI, %s\n", bin, v, VersitygwVersion, installHint)
+	}
 	sweepStale()
 	srv, p, err := startVersitygw(bin)
 	if err != nil {
@@ -321,6 +325,16 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// versitygwVersion reads the module version a versitygw binary was built
+// at ("unknown" when it carries no Go build information).
+func versitygwVersion(bin string) string {
+	info, err := buildinfo.ReadFile(bin)
+	if err != nil || info.Main.Path != "github.com/versity/versitygw" || info.Main.Version == "" {
+		return "unknown"
+	}
+	return info.Main.Version
 }
 
 // startVersitygw starts versitygw on a free loopback port, retrying with

@@ -2,16 +2,23 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/moraine-go/moraine/core"
 	"github.com/moraine-go/moraine/core/objstore"
+	"github.com/moraine-go/moraine/provider"
 )
+
+// demoSchemaPrefix names the schema each demo run works in: run_1, run_2, ...
+const demoSchemaPrefix = "run_"
 
 func runDemo(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
@@ -20,7 +27,18 @@ func runDemo(ctx context.Context, args []string, out io.Writer) error {
 	commits := fs.Int("commits", 5, "commits per goroutine")
 	pace := fs.Duration("pace", 30*time.Millisecond, "pause between one goroutine's commits (so the follower visibly follows)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: moraine demo [flags]\n\nCreates (or reuses) a lake in a local directory, commits schemas, tables,\ndata-file registrations and inlined rows from several goroutines while a\nread-only handle follows along, prints the result and leaves the lake on\ndisk for 'moraine inspect'.\n\nflags:\n")
+		fmt.Fprintf(fs.Output(), `usage: moraine demo [flags]
+
+Creates a lake in a local directory, or reuses the one a previous run left
+there, and adds one run to it: a new schema run_N (run_1 on a new lake,
+then run_2, ...) with tables events and users, data-file registrations and
+inlined rows committed from several goroutines while a read-only handle
+follows along, then a schema change and a time-travel read. It prints each
+step and the final catalog and leaves the lake on disk for 'moraine
+inspect'; earlier runs' schemas and snapshots stay as they were.
+
+flags:
+`)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -33,6 +51,9 @@ func runDemo(ctx context.Context, args []string, out io.Writer) error {
 	if *writers < 1 || *commits < 1 {
 		return usageError{fmt.Sprintf("-writers (%d) and -commits (%d) must be at least 1", *writers, *commits)}
 	}
+	if *pace < 0 {
+		return usageError{fmt.Sprintf("-pace (%s) must not be negative", *pace)}
+	}
 	abs, err := filepath.Abs(*dir)
 	if err != nil {
 		return err
@@ -41,32 +62,56 @@ func runDemo(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	step := func(format string, a ...any) { fmt.Fprintf(out, "==> "+format+"\n", a...) }
-
-	step("opening the lake at %s (read-write; created if empty)", abs)
-	cat, err := core.Open(ctx, store, core.CatalogOptions{DataPath: filepath.Join(abs, "data") + "/"})
-	if err != nil {
-		return err
-	}
-	defer cat.Close(ctx)
-	head, err := cat.Head(ctx)
-	if err != nil {
-		return err
-	}
-	step("head is snapshot %d (batch %d)", head.SnapshotID, head.BatchSeq)
-
-	step("opening a read-only follower that polls every 50ms")
-	follower, err := core.OpenReadOnly(ctx, store, core.CatalogOptions{ReaderPollInterval: 50 * time.Millisecond})
-	if err != nil {
-		return err
-	}
-	defer follower.Close(ctx)
 	var outMu sync.Mutex
 	say := func(format string, a ...any) {
 		outMu.Lock()
 		defer outMu.Unlock()
 		fmt.Fprintf(out, format+"\n", a...)
 	}
+	step := func(format string, a ...any) { say("==> "+format, a...) }
+
+	step("opening the lake at %s (read-write; created if empty)", abs)
+	opts := core.CatalogOptions{DataPath: filepath.Join(abs, "data") + "/"}
+	cat, err := core.Open(ctx, store, opts)
+	if errors.Is(err, core.Migration) && strings.Contains(err.Error(), "commit-log") {
+		// An adopted (log-resident) lake: commit through the in-tree
+		// commit log, as any number of processes may.
+		opts.CommitLog = provider.New(provider.Options{})
+		cat, err = core.Open(ctx, store, opts)
+		if err == nil {
+			step("the lake is log-resident (adopted): committing through the in-tree commit log")
+		}
+	}
+	if err != nil {
+		return err
+	}
+	defer cat.Close(ctx)
+	start, err := cat.Snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	startHead := start.Head()
+	earlier := demoRuns(start)
+	if startHead.SnapshotID == 0 && len(start.AllTables()) == 0 {
+		step("a new lake: genesis snapshot 0 holds schema main")
+	} else {
+		what := "no earlier demo runs"
+		if len(earlier) > 0 {
+			what = "earlier demo runs left schemas " + strings.Join(earlier, ", ")
+		}
+		step("an existing lake: head is snapshot %d (batch %d), %d tables; %s", startHead.SnapshotID, startHead.BatchSeq, len(start.AllTables()), what)
+	}
+
+	step("opening a read-only follower that polls every 50ms")
+	fopts := core.CatalogOptions{ReaderPollInterval: 50 * time.Millisecond}
+	if opts.CommitLog != nil {
+		fopts.CommitLog, fopts.CommitLogTail = provider.New(provider.Options{}), true
+	}
+	follower, err := core.OpenReadOnly(ctx, store, fopts)
+	if err != nil {
+		return err
+	}
+	defer follower.Close(ctx)
 	followCtx, stopFollow := context.WithCancel(ctx)
 	defer stopFollow()
 	followed := make(chan struct{})
@@ -88,38 +133,37 @@ func runDemo(ctx context.Context, args []string, out io.Writer) error {
 			if err != nil || s.ID() == seen {
 				continue
 			}
-			say("    follower: now at snapshot %d (%d tables, %d data files)", s.ID(), len(s.AllTables()), countFiles(s))
+			say("    follower: now at snapshot %d (lake: %d tables, %d data files)", s.ID(), len(s.AllTables()), countFiles(s))
 			seen = s.ID()
 		}
 	}()
 
-	step("creating tables events and users in schema main")
-	id, err := cat.Commit(ctx, func(t *core.Transaction) error {
-		main, ok := t.Snapshot().SchemaByName("main")
-		if !ok {
-			return fmt.Errorf("schema main is missing")
+	// The closure may re-run, so it derives the run number from the
+	// transaction's view of the catalog.
+	var schema string
+	var eventsID, usersID core.TableID
+	created, err := cat.Commit(ctx, func(t *core.Transaction) error {
+		schema = demoRunName(nextDemoRun(t.Snapshot()))
+		sid, err := t.CreateSchema(schema)
+		if err != nil {
+			return err
 		}
-		if _, ok := t.Snapshot().TableByName("main", "events"); !ok {
-			if _, err := t.CreateTable(main.ID, "events", []core.ColumnDef{{Name: "id", Type: "int64"}, {Name: "kind", Type: "varchar"}, {Name: "at", Type: "timestamp"}}); err != nil {
-				return err
-			}
+		if eventsID, err = t.CreateTable(sid, "events", []core.ColumnDef{{Name: "id", Type: "int64", NullsAllowed: ptrTo(false)}, {Name: "kind", Type: "varchar"}, {Name: "at", Type: "timestamp"}}); err != nil {
+			return err
 		}
-		if _, ok := t.Snapshot().TableByName("main", "users"); !ok {
-			if _, err := t.CreateTable(main.ID, "users", []core.ColumnDef{{Name: "id", Type: "int64"}, {Name: "name", Type: "varchar"}}); err != nil {
-				return err
-			}
+		if usersID, err = t.CreateTable(sid, "users", []core.ColumnDef{{Name: "id", Type: "int64", NullsAllowed: ptrTo(false)}, {Name: "name", Type: "varchar"}}); err != nil {
+			return err
 		}
-		t.SetAuthor("demo")
-		t.SetCommitMessage("create tables")
+		t.SetAuthor("moraine demo")
+		t.SetCommitMessage("create schema " + schema)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	step("snapshot %d: tables ready", id)
-	created := id
+	step("snapshot %d: created schema %s with tables %s.events (id, kind, at) and %s.users (id, name)", created, schema, schema, schema)
 
-	step("%d goroutines commit %d times each: data-file registrations into events, inlined rows into users", *writers, *commits)
+	step("%d goroutines commit %d times each: data-file registrations into %s.events, inlined rows into %s.users", *writers, *commits, schema, schema)
 	var wg sync.WaitGroup
 	errs := make(chan error, *writers)
 	for w := 0; w < *writers; w++ {
@@ -129,19 +173,17 @@ func runDemo(ctx context.Context, args []string, out io.Writer) error {
 			for i := 0; i < *commits; i++ {
 				var what string
 				id, err := cat.Commit(ctx, func(t *core.Transaction) error {
-					s := t.Snapshot()
 					if i%2 == 0 {
-						ev, _ := s.TableByName("main", "events")
-						path := fmt.Sprintf("events/part-%d-%d.parquet", w, i)
-						_, err := t.RegisterDataFile(core.DataFileDef{TableID: ev.ID, Path: path, PathIsRelative: true,
+						// Relative to the table's path: data/<schema>/events/.
+						path := fmt.Sprintf("part-%d-%d.parquet", w, i)
+						_, err := t.RegisterDataFile(core.DataFileDef{TableID: eventsID, Path: path, PathIsRelative: true,
 							RecordCount: uint64(100 * (i + 1)), FileSizeBytes: uint64(4096 * (i + 1)), FooterSize: 512})
-						what = "registered data file " + path
+						what = "registered data file events/" + path
 						return err
 					}
-					users, _ := s.TableByName("main", "users")
 					name := fmt.Sprintf("user-%d-%d", w, i)
 					uid := int64(w*1000 + i)
-					_, err := t.InlineInsert(users.ID, [][]core.Value{{{Int: &uid}, {String: &name}}})
+					_, err := t.InlineInsert(usersID, [][]core.Value{{{Int: &uid}, {String: &name}}})
 					what = "inlined user " + name
 					return err
 				})
@@ -150,7 +192,9 @@ func runDemo(ctx context.Context, args []string, out io.Writer) error {
 					return
 				}
 				say("    writer %d: snapshot %d %s", w, id, what)
-				time.Sleep(*pace)
+				if *pace > 0 {
+					time.Sleep(*pace)
+				}
 			}
 		}(w)
 	}
@@ -160,25 +204,32 @@ func runDemo(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 
-	step("altering: add column users.email, rename events to event_log")
-	if _, err := cat.Commit(ctx, func(t *core.Transaction) error {
-		s := t.Snapshot()
-		users, _ := s.TableByName("main", "users")
-		if _, err := t.AddColumn(users.ID, core.ColumnDef{Name: "email", Type: "varchar"}); err != nil {
+	altered, err := cat.Commit(ctx, func(t *core.Transaction) error {
+		if _, err := t.AddColumn(usersID, core.ColumnDef{Name: "email", Type: "varchar"}); err != nil {
 			return err
 		}
-		ev, _ := s.TableByName("main", "events")
-		return t.RenameTable(ev.ID, "event_log")
-	}); err != nil {
+		return t.RenameTable(eventsID, "event_log")
+	})
+	if err != nil {
 		return err
 	}
+	step("snapshot %d: added column %s.users.email, renamed %s.events to %s.event_log", altered, schema, schema, schema)
+	inlined, err := cat.Commit(ctx, func(t *core.Transaction) error {
+		uid, name, email := int64(-1), "late-user", "late@example.com"
+		_, err := t.InlineInsert(usersID, [][]core.Value{{{Int: &uid}, {String: &name}, {String: &email}}})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	step("snapshot %d: inlined a user with an email (the new shape)", inlined)
 
 	step("waiting for the follower to catch up")
 	final, err := cat.Head(ctx)
 	if err != nil {
 		return err
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if err := follower.Refresh(ctx); err != nil {
 			return err
@@ -203,15 +254,65 @@ func runDemo(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ev, _ := old.TableByName("main", "events")
-	step("time travel: at snapshot %d table events had %d data files (now event_log has %d)", created, len(old.DataFiles(ev.ID)), countFiles(mustSnap(ctx, cat)))
-
-	fmt.Fprintln(out)
-	if err := printCatalog(ctx, out, abs, cat, 0); err != nil {
+	now, err := cat.Snapshot(ctx)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "\nThe lake stays in %s. Inspect it again with:\n  go run ./cmd/moraine inspect %s\n", abs, abs)
+	oldEvents, _ := old.Table(eventsID)
+	step("time travel: at snapshot %d %s.%s had %d data files and %s.users %d columns; now %s.event_log has %d data files and %s.users %d columns, %d inlined rows",
+		created, schema, oldEvents.Name, len(old.DataFiles(eventsID)), schema, topLevel(old, usersID),
+		schema, len(now.DataFiles(eventsID)), schema, topLevel(now, usersID), now.InlinedRowCount(usersID))
+
+	// A new lake lists every snapshot; a rerun lists its own and the one
+	// before them.
+	last := 0
+	if startHead.SnapshotID > 0 {
+		last = int(final.SnapshotID-startHead.SnapshotID) + 1
+	}
+	fmt.Fprintln(out)
+	if err := printCatalog(ctx, out, abs, cat, last); err != nil {
+		return err
+	}
+	if last > 0 {
+		fmt.Fprintf(out, "(snapshots %d..%d; 'moraine inspect -snapshots 0' lists all %d)\n", startHead.SnapshotID, final.SnapshotID, final.SnapshotID+1)
+	}
+	fmt.Fprintf(out, "\nThe lake stays in %s. Inspect it with\n  go run ./cmd/moraine inspect %s\nand run the demo again to add %s next to %s.\n",
+		abs, abs, demoRunName(nextDemoRun(now)), schema)
 	return nil
+}
+
+// demoRuns lists the schemas earlier demo runs created, in run order.
+func demoRuns(s *core.CatalogSnapshot) []string {
+	var out []string
+	for n := 1; n < nextDemoRun(s); n++ {
+		if _, ok := s.SchemaByName(demoRunName(n)); ok {
+			out = append(out, demoRunName(n))
+		}
+	}
+	return out
+}
+
+// nextDemoRun is one more than the highest run_N schema (1 on a new lake).
+func nextDemoRun(s *core.CatalogSnapshot) int {
+	n := 0
+	for _, sc := range s.Schemas() {
+		if k, err := strconv.Atoi(strings.TrimPrefix(sc.Name, demoSchemaPrefix)); err == nil && strings.HasPrefix(sc.Name, demoSchemaPrefix) && k > n {
+			n = k
+		}
+	}
+	return n + 1
+}
+
+func demoRunName(n int) string { return demoSchemaPrefix + strconv.Itoa(n) }
+
+func topLevel(s *core.CatalogSnapshot, table core.TableID) int {
+	n := 0
+	for _, c := range s.Columns(table) {
+		if c.Parent == nil {
+			n++
+		}
+	}
+	return n
 }
 
 func countFiles(s *core.CatalogSnapshot) int {
@@ -222,10 +323,4 @@ func countFiles(s *core.CatalogSnapshot) int {
 	return n
 }
 
-func mustSnap(ctx context.Context, c *core.Catalog) *core.CatalogSnapshot {
-	s, err := c.Snapshot(ctx)
-	if err != nil {
-		return &core.CatalogSnapshot{}
-	}
-	return s
-}
+func ptrTo[T any](v T) *T { return &v }

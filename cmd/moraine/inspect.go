@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -30,6 +32,9 @@ func runInspect(ctx context.Context, args []string, out io.Writer) error {
 		return usageError{"inspect takes exactly one URI"}
 	}
 	uri := fs.Arg(0)
+	if err := checkLocalLake(uri); err != nil {
+		return err
+	}
 	store, err := sf.open(ctx, uri)
 	if err != nil {
 		return err
@@ -50,6 +55,50 @@ func runInspect(ctx context.Context, args []string, out io.Writer) error {
 	}
 	defer cat.Close(ctx)
 	return printCatalog(ctx, out, uri, cat, *last)
+}
+
+// checkLocalLake refuses a local path that cannot hold a lake before the
+// store is opened: opening a local store creates its directory (and the
+// store's .tmp and .locks), and inspect must write nothing. Other URIs
+// pass; their stores are not created by opening them.
+func checkLocalLake(uri string) error {
+	dir, ok := localPath(uri)
+	if !ok {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("no lake at %s: the directory does not exist", uri)
+	}
+	if err != nil {
+		return fmt.Errorf("no lake at %s: %w", uri, err)
+	}
+	for _, e := range entries {
+		if e.Name() != ".tmp" && e.Name() != ".locks" {
+			return nil
+		}
+	}
+	return fmt.Errorf("no lake at %s: the directory is empty", uri)
+}
+
+// localPath returns the directory of a local store URI (a plain path or
+// file:///abs/dir), as objstore.Open reads it.
+func localPath(uri string) (string, bool) {
+	scheme, _, hasScheme := strings.Cut(uri, "://")
+	if !hasScheme {
+		if strings.Contains(uri, ":") && !strings.HasPrefix(uri, "/") && !strings.HasPrefix(uri, ".") {
+			return "", false // not a store URI; Open refuses it
+		}
+		return uri, uri != ""
+	}
+	if !strings.EqualFold(scheme, "file") {
+		return "", false
+	}
+	u, err := url.Parse(uri)
+	if err != nil || u.Path == "" {
+		return "", false
+	}
+	return u.Path, true
 }
 
 // printCatalog writes a human-readable summary of a catalog.

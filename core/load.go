@@ -32,6 +32,8 @@ func storeErr(err error, format string, args ...any) error {
 		return wrapf(Fenced, err, "%s: another read-write open took this catalog; reopen to continue", msg)
 	case errors.Is(err, slate.ErrCorrupt):
 		return wrapf(Corruption, err, "%s", msg)
+	case errors.Is(err, slate.ErrWalStoreMismatch):
+		return wrapf(Configuration, err, "%s: set CatalogOptions.WalStore (the wal_store attach option) to the store the catalog records", msg)
 	case errors.Is(err, slate.ErrClosed):
 		return wrapf(InvalidArgument, err, "%s: the catalog is closed", msg)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):

@@ -49,7 +49,7 @@ type attachedCatalog struct {
 
 //export moraine_error_free
 func moraine_error_free(err *C.moraine_error) {
-	defer func() { _ = recover() }()
+	defer codes.Guard(func(error) {})
 	if err == nil {
 		return
 	}
@@ -63,11 +63,7 @@ func moraine_error_free(err *C.moraine_error) {
 //export moraine_attach
 func moraine_attach(path C.moraine_cstr, s3 C.moraine_s3_config_cptr, readOnly C.bool, dataPath C.moraine_cstr,
 	flushIntervalMS C.uint64_t, checkpoint C.moraine_cstr, out *C.moraine_catalog, cerr *C.moraine_error) (rc C.int32_t) {
-	defer func() {
-		if r := recover(); r != nil {
-			rc = setError(cerr, recovered(r))
-		}
-	}()
+	defer codes.Guard(func(err error) { rc = setError(cerr, err) })
 	return moraine_attach_with_commit_log(path, s3, readOnly, dataPath, flushIntervalMS, checkpoint, nil, out, cerr)
 }
 
@@ -75,11 +71,7 @@ func moraine_attach(path C.moraine_cstr, s3 C.moraine_s3_config_cptr, readOnly C
 func moraine_attach_with_commit_log(path C.moraine_cstr, s3 C.moraine_s3_config_cptr, readOnly C.bool, dataPath C.moraine_cstr,
 	flushIntervalMS C.uint64_t, checkpoint C.moraine_cstr, commitLog C.moraine_commit_log_options_cptr,
 	out *C.moraine_catalog, cerr *C.moraine_error) (rc C.int32_t) {
-	defer func() {
-		if r := recover(); r != nil {
-			rc = setError(cerr, recovered(r))
-		}
-	}()
+	defer codes.Guard(func(err error) { rc = setError(cerr, err) })
 	if out != nil {
 		*out = 0
 	}
@@ -171,11 +163,7 @@ func abiConfig(path string, s3 C.moraine_s3_config_cptr, readOnly bool, dataPath
 
 //export moraine_detach
 func moraine_detach(catalog C.moraine_catalog, cerr *C.moraine_error) (rc C.int32_t) {
-	defer func() {
-		if r := recover(); r != nil {
-			rc = setError(cerr, recovered(r))
-		}
-	}()
+	defer codes.Guard(func(err error) { rc = setError(cerr, err) })
 	a, err := lookupHandle[attachedCatalog](uint64(catalog), "moraine_catalog")
 	if err != nil {
 		return setError(cerr, err)
@@ -188,11 +176,7 @@ func moraine_detach(catalog C.moraine_catalog, cerr *C.moraine_error) (rc C.int3
 
 //export moraine_catalog_info
 func moraine_catalog_info(catalog C.moraine_catalog, out *C.moraine_info, cerr *C.moraine_error) (rc C.int32_t) {
-	defer func() {
-		if r := recover(); r != nil {
-			rc = setError(cerr, recovered(r))
-		}
-	}()
+	defer codes.Guard(func(err error) { rc = setError(cerr, err) })
 	if out == nil {
 		return setError(cerr, invalidf("moraine_catalog_info: out is NULL"))
 	}

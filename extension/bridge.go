@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/moraine-go/moraine/extension/internal/codes"
 	"github.com/moraine-go/moraine/extension/internal/sqlfn"
 )
 
@@ -53,14 +54,12 @@ func (p *prefixed) Unwrap() error { return p.err }
 
 //export moraine_functions
 func moraine_functions(count *C.uint64_t) (fns C.moraine_function_cptr) {
-	defer func() {
-		if r := recover(); r != nil {
-			fns = nil
-			if count != nil {
-				*count = 0
-			}
+	defer codes.Guard(func(error) {
+		fns = nil
+		if count != nil {
+			*count = 0
 		}
-	}()
+	})
 	functionsOnce.Do(func() { functionsC = functionsToC(sqlfn.Functions()) })
 	if count != nil {
 		*count = C.uint64_t(len(sqlfn.Functions()))
@@ -70,11 +69,7 @@ func moraine_functions(count *C.uint64_t) (fns C.moraine_function_cptr) {
 
 //export moraine_instance_new
 func moraine_instance_new() (h C.moraine_instance) {
-	defer func() {
-		if r := recover(); r != nil {
-			h = 0
-		}
-	}()
+	defer codes.Guard(func(error) { h = 0 })
 	in := &instance{in: sqlfn.NewInstance()}
 	in.refs.Store(1)
 	return C.moraine_instance(newHandle(in))
@@ -82,7 +77,7 @@ func moraine_instance_new() (h C.moraine_instance) {
 
 //export moraine_instance_retain
 func moraine_instance_retain(h C.moraine_instance) {
-	defer func() { _ = recover() }()
+	defer codes.Guard(func(error) {})
 	if in, err := lookupHandle[*instance](uint64(h), "moraine_instance"); err == nil {
 		in.refs.Add(1)
 	}
@@ -90,7 +85,7 @@ func moraine_instance_retain(h C.moraine_instance) {
 
 //export moraine_instance_release
 func moraine_instance_release(h C.moraine_instance) {
-	defer func() { _ = recover() }()
+	defer codes.Guard(func(error) {})
 	in, err := lookupHandle[*instance](uint64(h), "moraine_instance")
 	if err != nil {
 		return
@@ -104,11 +99,7 @@ func moraine_instance_release(h C.moraine_instance) {
 func moraine_bind(h C.moraine_instance, function C.uint64_t, args C.moraine_value_cptr, argCount C.uint64_t,
 	named C.moraine_value_cptr, namedCount C.uint64_t, out *C.moraine_bound, columns **C.moraine_table,
 	cerr *C.moraine_error) (rc C.int32_t) {
-	defer func() {
-		if r := recover(); r != nil {
-			rc = setError(cerr, recovered(r))
-		}
-	}()
+	defer codes.Guard(func(err error) { rc = setError(cerr, err) })
 	if out == nil || columns == nil {
 		return setError(cerr, invalidf("moraine_bind: out and columns must not be NULL"))
 	}
@@ -161,11 +152,7 @@ func moraine_bind(h C.moraine_instance, function C.uint64_t, args C.moraine_valu
 
 //export moraine_execute
 func moraine_execute(h C.moraine_bound, out **C.moraine_table, cerr *C.moraine_error) (rc C.int32_t) {
-	defer func() {
-		if r := recover(); r != nil {
-			rc = setError(cerr, recovered(r))
-		}
-	}()
+	defer codes.Guard(func(err error) { rc = setError(cerr, err) })
 	if out == nil {
 		return setError(cerr, invalidf("moraine_execute: out is NULL"))
 	}
@@ -184,7 +171,7 @@ func moraine_execute(h C.moraine_bound, out **C.moraine_table, cerr *C.moraine_e
 
 //export moraine_bound_free
 func moraine_bound_free(h C.moraine_bound) {
-	defer func() { _ = recover() }()
+	defer codes.Guard(func(error) {})
 	if _, err := lookupHandle[*bound](uint64(h), "moraine_bound"); err == nil {
 		deleteHandle(uint64(h))
 	}
@@ -192,7 +179,7 @@ func moraine_bound_free(h C.moraine_bound) {
 
 //export moraine_table_free
 func moraine_table_free(t *C.moraine_table) {
-	defer func() { _ = recover() }()
+	defer codes.Guard(func(error) {})
 	if t != nil {
 		C.free(unsafe.Pointer(t))
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"runtime/cgo"
-	"runtime/debug"
 	"sync"
 
 	"github.com/moraine-go/moraine/core"
@@ -54,9 +53,4 @@ func deleteHandle(h uint64) bool {
 	delete(handles.live, uintptr(h))
 	cgo.Handle(h).Delete()
 	return true
-}
-
-// recovered turns a panic into an Internal error (used by every export).
-func recovered(r any) error {
-	return &core.Error{Kind: core.Internal, Msg: fmt.Sprintf("panic in the moraine library: %v\n%s", r, debug.Stack())}
 }

@@ -3,6 +3,7 @@
 //	moraine demo [-dir DIR]          create a lake on local disk and show it working
 //	moraine inspect [flags] URI      print a lake's format, head, tables and snapshots
 //	moraine migrate [flags] URI      bring a lake's catalog to the newest format
+//	moraine move-wal [flags] URI NEW-WAL-URI  move a lake's WAL to another store
 //
 // URIs: a local directory (or file:///abs/dir), memory://name, or
 // s3://bucket/prefix (S3 settings from flags or the AWS environment).
@@ -32,6 +33,7 @@ commands:
   migrate   bring a lake's catalog to the newest format (or finish an interrupted migration)
   adopt     make a lake log-resident with the in-tree commit log (many writers, no server)
   fold      fold a log-resident lake's commit log into its store once and truncate it
+  move-wal  move a lake's write-ahead log to another object store (or back)
 
 Run 'moraine <command> -h' for a command's flags.
 `
@@ -53,6 +55,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runAdopt(ctx, args[1:], stdout)
 	case "fold":
 		err = runFold(ctx, args[1:], stdout)
+	case "move-wal":
+		err = runMoveWal(ctx, args[1:], stdout)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

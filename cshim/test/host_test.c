@@ -9,8 +9,11 @@
  * and heads, feeds both entry points bad arguments and checks the pinned
  * error codes and messages, and drives the SQL function interface
  * (moraine_functions / moraine_bind / moraine_execute) as the DuckDB shim
- * does. Exit status 0 when every check passes.
+ * does, and checks that a panic inside the library (provoked by a bogus
+ * pointer argument) comes back as MORAINE_INTERNAL and the library keeps
+ * working. Exit status 0 when every check passes.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,6 +293,50 @@ static void test_functions(void) {
 	moraine_instance_release(in2);
 }
 
+/* ---- panics ----
+ * A panic inside the library comes back as MORAINE_INTERNAL with a message,
+ * never as a crash of the host. A bogus (non-NULL) pointer argument makes
+ * the Go side fault while reading it; the Go runtime raises a fault at a
+ * small address as a nil-dereference panic in the export, which its
+ * recovery turns into the error. */
+static void test_panic(void) {
+	moraine_error err = {0};
+	const char *bogus = (const char *)(uintptr_t)16;
+
+	moraine_catalog h = 42;
+	int32_t rc = moraine_attach(bogus, NULL, false, NULL, 0, NULL, &h, &err);
+	expect_error("attach with a bogus path pointer", rc, &err, MORAINE_INTERNAL,
+	             "panic in the moraine library: runtime error: invalid memory address or nil pointer dereference");
+	CHECK(h == 0, "out not reset after a panic: %llu", (unsigned long long)h);
+	moraine_commit_log_options cl = {sizeof(moraine_commit_log_options), false, 0, 0, bogus};
+	rc = moraine_attach_with_commit_log(lake_path("panic"), NULL, false, NULL, 0, NULL, &cl, &h, &err);
+	expect_error("attach with a bogus wal_store pointer", rc, &err, MORAINE_INTERNAL, "panic in the moraine library");
+	/* A NULL err: only the code comes back. */
+	CHECK(moraine_attach(bogus, NULL, false, NULL, 0, NULL, &h, NULL) == MORAINE_INTERNAL, "panic with a NULL err");
+
+	/* The SQL function interface: a VARCHAR argument whose text is bogus. */
+	moraine_instance in = moraine_instance_new();
+	CHECK(in != 0, "moraine_instance_new");
+	int64_t idx = find("moraine_detach");
+	CHECK(idx >= 0, "no moraine_detach");
+	moraine_value arg;
+	memset(&arg, 0, sizeof(arg));
+	arg.type = MORAINE_TYPE_VARCHAR;
+	arg.str = bogus;
+	arg.len = 4;
+	moraine_bound b = 7;
+	moraine_table *cols = NULL;
+	rc = moraine_bind(in, (uint64_t)idx, &arg, 1, NULL, 0, &b, &cols, &err);
+	expect_error("bind with a bogus string", rc, &err, MORAINE_INTERNAL, "panic in the moraine library");
+	CHECK(b == 0 && cols == NULL, "bind results not reset after a panic");
+
+	/* The library keeps working after recovering. */
+	rc = moraine_attach(lake_path("panic"), NULL, false, NULL, 0, NULL, &h, &err);
+	expect_ok("attach after a panic", rc, &err);
+	expect_ok("detach after a panic", moraine_detach(h, &err), &err);
+	moraine_instance_release(in);
+}
+
 int main(int argc, char **argv) {
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s <scratch directory>\n", argv[0]);
@@ -305,6 +352,7 @@ int main(int argc, char **argv) {
 	mkdir(scratch, 0755);
 	test_attach();
 	test_functions();
+	test_panic();
 	if (failures > 0) {
 		fprintf(stderr, "moraine_host_test: %d check(s) failed\n", failures);
 		return 1;

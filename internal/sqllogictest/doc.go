@@ -12,6 +12,14 @@
 // Each file is a subtest with its own database (in memory until a load
 // record), its own __TEST_DIR__ (a t.TempDir) and its own connections.
 //
+// The parser and runner are this package's own because no maintained Go
+// parser of DuckDB's dialect was found: the Go sqllogictest code that exists
+// (CockroachDB's and Dolt's in-tree harnesses, a few small standalone
+// runners) reads SQLite's original format, without DuckDB's require, load,
+// named connections, loops or expected error messages, and the maintained
+// DuckDB-dialect runners are DuckDB's own (C++, Python) and Rust crates
+// (sqllogictest-rs, duckdb-slt).
+//
 // # Records
 //
 // Records are separated by empty lines; lines starting with # are comments

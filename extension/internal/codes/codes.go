@@ -6,6 +6,8 @@ package codes
 
 import (
 	"errors"
+	"fmt"
+	"runtime/debug"
 	"strings"
 
 	"github.com/moraine-go/moraine/core"
@@ -97,4 +99,25 @@ func Message(err error) string {
 		return ""
 	}
 	return strings.ReplaceAll(err.Error(), "\x00", "\uFFFD")
+}
+
+// Recovered is the error an export returns for a value recovered from a
+// panic: INTERNAL, its message naming the panic and carrying the stack.
+func Recovered(r any) error {
+	return &core.Error{Kind: core.Internal, Msg: fmt.Sprintf("panic in the moraine library: %v\n%s", r, debug.Stack())}
+}
+
+// Guard is the first statement of every export of the C ABI, deferred as
+// itself (recover stops a panic only when the deferred function calls it
+// directly, so Guard must not be wrapped in a closure):
+//
+//	defer codes.Guard(func(err error) { rc = setError(cerr, err) })
+//
+// On a panic it recovers, so the panic never unwinds into the C caller, and
+// hands set the Recovered error (an export without an error out-parameter
+// passes a set that resets its results). Without a panic it does nothing.
+func Guard(set func(error)) {
+	if r := recover(); r != nil {
+		set(Recovered(r))
+	}
 }

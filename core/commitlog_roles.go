@@ -92,7 +92,10 @@ func (o CatalogOptions) foldSlots() uint64 {
 // plugOptions are the engine options of a store opened over the log.
 func (l *logState) plugOptions(init slate.WriterInit) []slate.Option {
 	opts := l.c.opts
-	eo := []slate.Option{slate.WithSettings(opts.engineSettings()), slate.WithLogger(opts.Logger), slate.WithWalWriter(init),
+	// The replay is checked slot by slot (slotcheck.go): a fold refuses a
+	// slot that breaks the head-stamp rule.
+	eo := []slate.Option{slate.WithSettings(opts.engineSettings()), slate.WithLogger(opts.Logger),
+		slate.WithWalWriter(checkedWriterInit{WriterInit: init, base: l.base}),
 		slate.WithGC(slate.GCOptions{Interval: -1}), slate.WithCompactor(slate.CompactorOptions{PollInterval: -1})}
 	if gc, ok := init.(slate.WalGC); ok {
 		eo = append(eo, slate.WithWalGC(gc))
@@ -176,8 +179,10 @@ func openCommitter(ctx context.Context, store objstore.Store, opts CatalogOption
 	}
 	// An idle committer makes no request of the log (Lazy); a read
 	// refreshes first (Catalog.Snapshot), a commit tails until served.
+	// Every slot the reader is served is checked (slotcheck.go): a slot
+	// breaking the head-stamp rule is Corruption, not endless lost races.
 	r, err := slate.OpenReader(ctx, es, opts.Path, slate.ReaderOptions{PollInterval: poll, Lazy: true},
-		slate.WithWalReader(p.Reader(ls, opts.Path)), slate.WithLogger(opts.Logger))
+		slate.WithWalReader(checkedWalReader{WalReader: p.Reader(ls, opts.Path), base: base}), slate.WithLogger(opts.Logger))
 	if err != nil {
 		return nil, storeErr(err, "opening the committer's reader")
 	}
@@ -447,6 +452,9 @@ func (s *logSession) land(ctx context.Context, b *preparedBatch) (*lostRace, err
 	slot := l.base.SlotFor(b.prepared)
 	batch := LogBatch{TxnID: uuid.New(), Slot: slot, Head: b.prepared, ChangesMade: formatChanges(b.changes.Changes),
 		DeletedDataFiles: b.changes.DeletedFiles, Writes: logWrites(b)}
+	if err := checkLogBatch(l.base, batch); err != nil {
+		return nil, wrapf(Internal, err, "refusing to offer a malformed slot")
+	}
 	if s.db != nil {
 		l.foldMu.Lock() // a holder's idle poll must not fold the slot it is landing
 		defer l.foldMu.Unlock()
@@ -456,6 +464,11 @@ func (s *logSession) land(ctx context.Context, b *preparedBatch) (*lostRace, err
 		return nil, logErr(err, "offering slot %d", slot)
 	}
 	if !res.Won {
+		for _, lb := range res.Landed {
+			if err := checkLogBatch(l.base, lb); err != nil {
+				return nil, err
+			}
+		}
 		if err := s.catchUp(ctx, res.Landed); err != nil {
 			return nil, err
 		}
@@ -530,6 +543,9 @@ func (s *logSession) catchUp(ctx context.Context, landed []LogBatch) error {
 // applySlot writes one slot into a store held over the plug, at the slot's
 // seq (the plug acknowledges it at once: the slot is the durable record).
 func applySlot(ctx context.Context, db *slate.DB, base LogBase, lb LogBatch) error {
+	if err := checkLogBatch(base, lb); err != nil {
+		return err
+	}
 	wb := slate.NewWriteBatch()
 	for _, w := range lb.Writes {
 		if w.Delete {

@@ -34,3 +34,12 @@ func SetMigrationMarkerForTest(ctx context.Context, store objstore.Store, path s
 	_, err = db.Write(ctx, b, slate.WriteOptions{})
 	return err
 }
+
+// EncodeHeadForTest encodes a sys/head stamp (tests that land slots by
+// hand).
+func EncodeHeadForTest(id SnapshotID, batchSeq uint64) []byte {
+	return encodeHead(&headRecord{SnapshotID: id, BatchSeq: batchSeq})
+}
+
+// HeadKeyForTest is sys/head's key.
+func HeadKeyForTest() []byte { return keys.Head() }

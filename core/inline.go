@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"slices"
 	"unicode/utf8"
 
@@ -31,19 +32,29 @@ func (t *Transaction) InlineInsert(table TableID, rows [][]Value) (uint64, error
 	if len(rows) == 0 {
 		return 0, errorf(InvalidArgument, "inline insert into table %d has no rows", table)
 	}
-	width := 0
+	// Row values follow the top-level columns in column order.
+	var top []*Column
 	for _, c := range t.next.columns[table] {
 		if c.Parent == nil {
-			width++
+			top = append(top, c)
 		}
 	}
+	slices.SortFunc(top, func(a, b *Column) int {
+		if a.Order != b.Order {
+			return cmp.Compare(a.Order, b.Order)
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
 	for i, r := range rows {
-		if len(r) != width {
-			return 0, errorf(InvalidArgument, "inline insert into table %d: row %d has %d values, the table has %d columns", table, i, len(r), width)
+		if len(r) != len(top) {
+			return 0, errorf(InvalidArgument, "inline insert into table %d: row %d has %d values, the table has %d columns", table, i, len(r), len(top))
 		}
 		for j, v := range r {
 			if v.String != nil && !utf8.ValidString(*v.String) {
 				return 0, errorf(InvalidArgument, "inline insert into table %d: row %d column %d is a string that is not valid UTF-8 (store it as bytes)", table, i, j)
+			}
+			if v.IsNull() && !top[j].NullsAllowed {
+				return 0, errorf(Constraint, "inline insert into table %d: row %d has NULL in column %q, which is NOT NULL", table, i, top[j].Name)
 			}
 		}
 	}

@@ -774,6 +774,9 @@ func (t *Transaction) SetFileColumnStats(cs FileColumnStats) error {
 	if _, ok := t.next.dataFiles[cs.TableID][cs.DataFileID]; !ok {
 		return errorf(NotFound, "data file %d is not live in table %d", cs.DataFileID, cs.TableID)
 	}
+	if _, err := t.columnOf(cs.TableID, cs.ColumnID); err != nil {
+		return err
+	}
 	m := innerCopy(t, t.next.fileStats, cs.DataFileID)
 	m[cs.ColumnID] = &cs
 	t.put(keys.CurrentFileColumnStats(uint64(cs.TableID), uint64(cs.DataFileID), uint64(cs.ColumnID)), encodeFileColumnStats(&cs))

@@ -1,7 +1,6 @@
 package slate_test
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"testing"
@@ -68,10 +67,17 @@ func crashWorkload(t *testing.T, s objstore.Store, settings slate.Settings) (ack
 // after k writes for every k (the process "dies" at its k-th object-store
 // write), then opens the database again on the unfrozen store: every batch
 // acknowledged before the crash is there, and every batch is all or nothing.
+// It runs on the memory and the local store, every crash point on both:
+// the local sweep (about 30 points) takes about 4 s with -race on 2 cores,
+// so it is not thinned.
 func TestCrashSweepNothingAcknowledgedIsLostNothingTorn(t *testing.T) {
+	forEachNativeEnv(t, testCrashSweep)
+}
+
+func testCrashSweep(t *testing.T, e *env) {
 	settings := slate.Settings{FlushInterval: time.Millisecond, ManifestPollInterval: -1, L0SSTSizeBytes: 600}
 	for k := 0; ; k++ {
-		inner := objstore.NewMemory(0)
+		inner := e.store(t)
 		faulty := objstore.NewFaulty(inner)
 		faulty.FreezeAfter(k)
 		acked, completed := crashWorkload(t, faulty, settings)
@@ -113,7 +119,11 @@ func TestCrashSweepNothingAcknowledgedIsLostNothingTorn(t *testing.T) {
 // TestFencedWriterWritesNothing checks that after a newer writer's fence
 // the older writer's flush lands nothing in the store.
 func TestFencedWriterWritesNothing(t *testing.T) {
-	inner := objstore.NewMemory(0)
+	forEachNativeEnv(t, testFencedWriterWritesNothing)
+}
+
+func testFencedWriterWritesNothing(t *testing.T, e *env) {
+	inner := e.store(t)
 	a, err := slate.Open(bg, inner, "db", slate.WithSettings(slate.Settings{FlushInterval: slate.FlushManual, ManifestPollInterval: -1}))
 	if err != nil {
 		t.Fatal(err)
@@ -164,7 +174,11 @@ func keysAndTags(infos []objstore.ObjectInfo) []string {
 // writer's upload must still fail (the zero-byte fence is never collected),
 // so it never acknowledges writes recovery would skip.
 func TestStalledWriterCannotResurrectWritesAfterGC(t *testing.T) {
-	inner := objstore.NewMemory(0)
+	forEachNativeEnv(t, testStalledWriterCannotResurrectWritesAfterGC)
+}
+
+func testStalledWriterCannotResurrectWritesAfterGC(t *testing.T, e *env) {
+	inner := e.store(t)
 	manual := slate.WithSettings(slate.Settings{FlushInterval: slate.FlushManual, ManifestPollInterval: -1})
 	a, err := slate.Open(bg, inner, "db", manual)
 	if err != nil {
@@ -255,7 +269,11 @@ func TestSeparateWalStoreKeepsWalElsewhereAndRefusesMismatch(t *testing.T) {
 }
 
 func TestReaderModes(t *testing.T) {
-	inner := objstore.NewMemory(0)
+	forEachNativeEnv(t, testReaderModes)
+}
+
+func testReaderModes(t *testing.T, e *env) {
+	inner := e.store(t)
 	db, err := slate.Open(bg, inner, "db", slate.WithSettings(fast()))
 	if err != nil {
 		t.Fatal(err)
@@ -326,7 +344,7 @@ func TestReaderModes(t *testing.T) {
 		}
 	})
 	t.Run("a reader never creates a database", func(t *testing.T) {
-		_, err := slate.OpenReader(bg, objstore.NewMemory(0), "db", slate.ReaderOptions{})
+		_, err := slate.OpenReader(bg, e.store(t), "db", slate.ReaderOptions{})
 		if !errors.Is(err, slate.ErrNotInitialized) {
 			t.Fatalf("got %v, want ErrNotInitialized", err)
 		}
@@ -340,40 +358,4 @@ func hasCheckpoint(cps []slate.CheckpointInfo, id uuid.UUID) bool {
 		}
 	}
 	return false
-}
-
-func TestCheckpointAdmin(t *testing.T) {
-	inner := objstore.NewMemory(0)
-	db, err := slate.Open(bg, inner, "db", slate.WithSettings(fast()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close(bg)
-	db.Put(bg, []byte("k"), []byte("v"))
-	c1, err := slate.CreateDetachedCheckpoint(bg, inner, "db", slate.CheckpointOptions{Lifetime: time.Hour, Name: "one"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c2, err := slate.CreateDetachedCheckpoint(bg, inner, "db", slate.CheckpointOptions{Source: c1.ID, Name: "two"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c2.ManifestID != c1.ManifestID || !c2.Expires.IsZero() {
-		t.Fatalf("checkpoint from source: %+v (source %+v)", c2, c1)
-	}
-	r, err := slate.RefreshCheckpoint(bg, inner, "db", c1.ID, 2*time.Hour)
-	if err != nil || r.Expires.Before(time.Now().Add(90*time.Minute)) {
-		t.Fatalf("refresh: %+v %v", r, err)
-	}
-	if err := slate.DeleteCheckpoint(bg, inner, "db", c1.ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := slate.DeleteCheckpoint(bg, inner, "db", c1.ID); !errors.Is(err, slate.ErrCheckpointMissing) {
-		t.Fatalf("second delete: %v", err)
-	}
-	cps, _ := slate.ListCheckpoints(bg, inner, "db")
-	if len(cps) != 1 || cps[0].ID != c2.ID || cps[0].Name != "two" {
-		t.Fatalf("listing = %+v", cps)
-	}
-	_ = bytes.Equal
 }

@@ -22,6 +22,34 @@
 // memtable's last seq. On open, the writer fences (epoch bump, WAL fence,
 // re-check) and replays WAL ids above the replay point.
 //
+// # Fencing
+//
+// Open claims a new writer epoch (manifest CAS), then writes a zero-byte
+// fence at the next free WAL id (moving past ids an older writer takes
+// meanwhile, after checking that its epoch still stands), then re-reads
+// the manifest. An older writer learns it is fenced from its next WAL
+// upload (the id is taken), its manifest poll or any manifest update (a
+// newer epoch); it then stays closed with ErrFenced.
+//
+// A fenced writer writes nothing after the newer writer's fence: its WAL
+// uploads fail, and its L0 flush re-reads the manifest and stops with
+// ErrFenced before it uploads the table (its WAL may have been durable
+// before the fence, so no WAL write would tell it first). One window
+// remains, and no object store can close it: a writer fenced between that
+// re-read and the upload uploads one SST. That SST is an orphan: the
+// publishing CAS fails with ErrFenced, so no manifest ever lists it, and GC
+// deletes it like any unreferenced SST once it is older than MinAge and the
+// live writer's newest L0 (or the compaction marker) is newer than it.
+//
+// A taken WAL id is not always a newer writer's fence. When two writers
+// open at once, the loser (the older epoch) may probe the tail after the
+// winner fenced and fence the id after the winner's, just before its own
+// re-check fails. The winner, finding its next id taken, re-reads the
+// manifest: if its epoch still stands (every opener claims its epoch
+// before it fences), the empty object there is such a loser's fence, and
+// the winner moves past it. So of two racing opens exactly one writer
+// stays live.
+//
 // # Manifest ownership
 //
 // Several parties write manifest versions, each through a CAS that, on
@@ -485,7 +513,11 @@ func (db *DB) flusher() {
 				db.mu.Lock()
 				db.flushErr = err
 				db.mu.Unlock()
-				db.fail(fmt.Errorf("slate: L0 flush failed; the database is closed: %w", err))
+				if errors.Is(err, ErrFenced) {
+					db.fail(err) // the same close reason as any other fencing
+				} else {
+					db.fail(fmt.Errorf("slate: L0 flush failed; the database is closed: %w", err))
+				}
 				break
 			}
 		}
@@ -494,7 +526,10 @@ func (db *DB) flusher() {
 
 // flushImm uploads one frozen memtable and publishes it. It first waits
 // until the WAL holds everything the memtable holds (#1255: data in L0 is
-// always in the WAL too), so a writer whose WAL was fenced uploads nothing.
+// always in the WAL too), so a writer whose WAL was fenced uploads nothing,
+// and re-checks its epoch just before the upload, so a writer whose WAL was
+// durable before the fence uploads nothing either (but see the residual
+// window below).
 // While L0 is full and the compactor is running it waits for compaction
 // (backpressure).
 func (db *DB) flushImm(ctx context.Context, imm *memtable) error {
@@ -519,6 +554,19 @@ func (db *DB) flushImm(ctx context.Context, imm *memtable) error {
 	}
 	data, info, err := b.Finish()
 	if err != nil {
+		return err
+	}
+	// A writer fenced since it last read the manifest must not upload: its
+	// WAL may be durable already (nothing else it writes would fail first),
+	// and the manifest CAS below would fail only after the upload, leaving
+	// an orphan SST. Re-reading the manifest (one GET of the next version
+	// and one of the GC boundary when nothing changed) finds a newer epoch
+	// and fails with ErrFenced. A newer writer may still fence this one
+	// between this check and the upload: no object store can make the check
+	// and the PUT one step. The SST then uploaded is never referenced (the
+	// CAS below fails with ErrFenced) and GC deletes it once it is older
+	// than MinAge and below the newest L0 or marker of the live writer.
+	if err := db.mh.refresh(ctx); err != nil {
 		return err
 	}
 	// Above every L0 and the marker this writer knows (it published all of

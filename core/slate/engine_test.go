@@ -89,6 +89,19 @@ func forEachLocalEnv(t *testing.T, fn func(t *testing.T, e *env)) {
 	runEnvs(t, envs()[:3], fn)
 }
 
+// forEachNativeEnv runs fn with the native WAL on the memory and local
+// stores (tests of the native WAL's objects, or of timing the in-memory
+// WAL does not have: its appends are durable at once).
+func forEachNativeEnv(t *testing.T, fn func(t *testing.T, e *env)) {
+	var list []*env
+	for _, e := range envs()[:3] {
+		if !e.plugs {
+			list = append(list, e)
+		}
+	}
+	runEnvs(t, list, fn)
+}
+
 func runEnvs(t *testing.T, list []*env, fn func(t *testing.T, e *env)) {
 	for _, e := range list {
 		t.Run(e.name, func(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/moraine-go/moraine/core/slate/internal/base"
-	"github.com/moraine-go/moraine/core/slate/internal/manifest"
 )
 
 // Row is one versioned key as the engine stores and journals it. Every row
@@ -200,6 +199,3 @@ var (
 	// manifest records.
 	ErrWalStoreMismatch = errors.New("slate: WAL store mismatch")
 )
-
-// manifestView adapts the writer's fenced manifest for FenceAndInit.
-var _ = manifest.New

@@ -19,7 +19,10 @@ import (
 // <root>/wal/<20-digit id>.sst, written create-if-absent with contiguous
 // ids. A zero-byte object is a fence: a writer opening the database claims
 // the next free id with an empty object, so an older writer's next flush at
-// that id fails (ErrFenced) and writes nothing.
+// that id fails (ErrFenced) and writes nothing. A writer that finds its next
+// id taken while the manifest still holds its epoch has met the fence of an
+// opener that lost the race to it, and moves past it (see
+// nativeWriter.takenByLosingOpener).
 //
 // It implements WriterInit, WalReader and WalGC.
 type NativeWAL struct {
@@ -195,11 +198,13 @@ func encodeWalFile(rows []base.Row, blockSize int) ([]byte, error) {
 // minAge. Zero-byte fences are never deleted: a stalled older writer must
 // always find its next id taken.
 func (n *NativeWAL) Collect(ctx context.Context, referenced []WalRange, minAge time.Duration, dryRun bool) ([]uint64, error) {
+	// The cutoff is taken before listing, so a file written while the
+	// listing runs is never old enough.
+	cutoff := time.Now().Add(-minAge)
 	infos, err := objstore.ListAll(ctx, n.store, n.dir, "")
 	if err != nil {
 		return nil, err
 	}
-	cutoff := time.Now().Add(-minAge)
 	var out []uint64
 	for _, o := range infos {
 		id, ok := n.parseKey(o.Key)
@@ -262,13 +267,14 @@ func (n *NativeWAL) FenceAndInit(ctx context.Context, m WriterManifest) (WalIter
 	if err != nil {
 		return nil, nil, err
 	}
-	w := newNativeWriter(n, fence)
+	w := newNativeWriter(n, fence, m)
 	return it, w, nil
 }
 
 // nativeWriter buffers appends and uploads them as WAL files.
 type nativeWriter struct {
 	wal *NativeWAL
+	m   WriterManifest // the fenced manifest: re-checked when an id is taken
 
 	mu        sync.Mutex
 	cur       []base.Row
@@ -294,9 +300,10 @@ type walFile struct {
 	bytes   int
 }
 
-func newNativeWriter(n *NativeWAL, fence uint64) *nativeWriter {
+func newNativeWriter(n *NativeWAL, fence uint64, m WriterManifest) *nativeWriter {
 	w := &nativeWriter{
 		wal:       n,
+		m:         m,
 		nextID:    fence + 1,
 		flushedID: fence,
 		progress:  make(chan struct{}),
@@ -379,12 +386,18 @@ func (w *nativeWriter) Flush(ctx context.Context) error {
 		return err
 	}
 	w.freezeLocked()
-	target := w.nextID - 1
+	if len(w.frozen) == 0 {
+		w.mu.Unlock()
+		return nil // everything appended is uploaded
+	}
+	// The wait is for a seq, not an id: ids of files not yet uploaded move
+	// up when one is found taken by a losing opener's fence (uploadAll).
+	target := w.frozen[len(w.frozen)-1].lastSeq
 	w.mu.Unlock()
 	w.poke()
 	for {
 		w.mu.Lock()
-		if w.flushedID >= target {
+		if w.hasSeq && w.flushedSq >= target {
 			w.mu.Unlock()
 			return nil
 		}
@@ -468,12 +481,31 @@ func (w *nativeWriter) uploadAll() bool {
 		w.mu.Unlock()
 
 		err := w.upload(f)
+		if errors.Is(err, objstore.ErrExists) {
+			skip, cerr := w.takenByLosingOpener(f.id)
+			if skip {
+				// Move this file and every later one up by one id.
+				w.mu.Lock()
+				for i := range w.frozen {
+					w.frozen[i].id++
+				}
+				w.nextID++
+				w.mu.Unlock()
+				continue
+			}
+			if cerr != nil {
+				err = cerr
+			}
+		}
 
 		w.mu.Lock()
 		if err != nil {
-			if errors.Is(err, objstore.ErrExists) {
+			switch {
+			case errors.Is(err, ErrFenced):
+				err = fmt.Errorf("%w (WAL id %d is taken)", err, f.id)
+			case errors.Is(err, objstore.ErrExists):
 				err = fmt.Errorf("%w (WAL id %d taken by a newer writer)", ErrFenced, f.id)
-			} else {
+			default:
 				err = fmt.Errorf("slate: WAL upload of id %d failed; the database is closed: %w", f.id, err)
 			}
 			w.closed = err
@@ -491,6 +523,33 @@ func (w *nativeWriter) uploadAll() bool {
 		w.mu.Unlock()
 		w.emit(WalEvent{Kind: WalFlushed, Status: st})
 	}
+}
+
+// takenByLosingOpener decides what a taken WAL id means. Usually a newer
+// writer's fence: the manifest then holds a newer epoch and the refresh
+// fails with ErrFenced. But an opener that lost the race to this writer
+// may have fenced it: it claimed its (older) epoch before this writer
+// claimed its own, probed the tail after this writer's fence, and fenced
+// the id after it; its re-check then failed and it never writes there
+// again. Every opener claims its epoch before it fences, so if the
+// manifest, read after the conflict, still holds this writer's epoch, no
+// newer writer has fenced anything yet: an empty object is such a losing
+// opener's fence, and this writer moves past it (the ids stay contiguous,
+// and replay reads a fence as an empty file). Anything else is treated as
+// fencing, as before.
+func (w *nativeWriter) takenByLosingOpener(id uint64) (bool, error) {
+	if w.m == nil {
+		return false, nil
+	}
+	ctx := context.Background()
+	if err := w.m.Refresh(ctx); err != nil {
+		return false, err
+	}
+	info, err := w.wal.store.Head(ctx, w.wal.key(id))
+	if err != nil {
+		return false, err
+	}
+	return info.Size == 0, nil
 }
 
 func (w *nativeWriter) upload(f walFile) error {

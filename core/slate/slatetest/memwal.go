@@ -18,12 +18,15 @@ import (
 // Each Append becomes its own WAL id and is durable at once. Fencing is by
 // epoch: FenceAndInit records the manifest's epoch as the owner's, writes
 // an empty fence id, and any writer holding an older epoch then fails with
-// ErrFenced on its next Append.
+// ErrFenced on its next Append. By default it never asks the engine to
+// flush its memtable; FlushMemtableAfter makes it ask.
 type MemWAL struct {
-	mu      sync.Mutex
-	files   map[uint64]memFile
-	owner   uint64 // epoch allowed to append
-	appends int
+	mu         sync.Mutex
+	files      map[uint64]memFile
+	owner      uint64 // epoch allowed to append
+	appends    int
+	flushAfter uint64 // ShouldFlushMemtable threshold (0: never)
+	asked      int    // ShouldFlushMemtable calls that answered true
 }
 
 type memFile struct {
@@ -39,6 +42,24 @@ func (w *MemWAL) Appends() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.appends
+}
+
+// FlushMemtableAfter makes every writer's ShouldFlushMemtable ask the
+// engine to freeze its memtable once n or more WAL ids lie above the
+// replay point it passes (as the native WAL does at
+// Settings.MaxWalFlushesBeforeL0Flush). n = 0, the default, never asks.
+func (w *MemWAL) FlushMemtableAfter(n int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.flushAfter = uint64(max(n, 0))
+}
+
+// MemtableFlushRequests counts the ShouldFlushMemtable calls that answered
+// true (all writers).
+func (w *MemWAL) MemtableFlushRequests() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.asked
 }
 
 // IDs returns the ids present, ascending.
@@ -213,7 +234,18 @@ func (m *memWriter) Flush(ctx context.Context) error {
 	return nil
 }
 
-func (m *memWriter) ShouldFlushMemtable(replayAfter uint64) bool { return false }
+func (m *memWriter) ShouldFlushMemtable(replayAfter uint64) bool {
+	m.mu.Lock()
+	last := m.last
+	m.mu.Unlock()
+	m.wal.mu.Lock()
+	defer m.wal.mu.Unlock()
+	if m.wal.flushAfter == 0 || last <= replayAfter || last-replayAfter < m.wal.flushAfter {
+		return false
+	}
+	m.wal.asked++
+	return true
+}
 
 func (m *memWriter) Status() slate.WalStatus {
 	m.mu.Lock()

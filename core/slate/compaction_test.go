@@ -165,92 +165,95 @@ func TestCompactionMatchesModel(t *testing.T) {
 }
 
 // TestCompactorFencing: a newer compactor's epoch claim fences the older
-// one; the older one's publish fails with ErrFenced and changes nothing.
+// one; the older one's publish fails with ErrFenced and changes nothing
+// (memory and local stores).
 func TestCompactorFencing(t *testing.T) {
-	s := objstore.NewMemory(0)
-	db := open(t, s, manual()...)
-	model := map[string]string{}
-	for round := 0; round < 4; round++ {
-		writeRound(t, db, model, round, 8)
-		if err := db.FlushMemtable(bg); err != nil {
-			t.Fatal(err)
+	runEnvs(t, nativeStoreEnvs(), func(t *testing.T, e *env) {
+		s := e.store(t)
+		db := open(t, s, manual()...)
+		model := map[string]string{}
+		for round := 0; round < 4; round++ {
+			writeRound(t, db, model, round, 8)
+			if err := db.FlushMemtable(bg); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	copts := slate.CompactorOptions{MinSources: 2, RetainInputs: -1}
+		copts := slate.CompactorOptions{MinSources: 2, RetainInputs: -1}
 
-	// 1. Fenced mid-compaction: outputs written, publish refused.
-	c1, err := slate.OpenCompactor(bg, s, "db", copts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, start, _ := slate.DescribeLatest(bg, s, "db")
-	var c2 *slate.Compactor
-	var atFence string
-	slate.SetCompactorHook(c1, func() {
-		c2, err = slate.OpenCompactor(bg, s, "db", copts)
+		// 1. Fenced mid-compaction: outputs written, publish refused.
+		c1, err := slate.OpenCompactor(bg, s, "db", copts)
 		if err != nil {
-			t.Error(err)
+			t.Fatal(err)
 		}
-		_, atFence, _ = slate.DescribeLatest(bg, s, "db")
-	})
-	_, err = c1.Compact(bg)
-	if !errors.Is(err, slate.ErrFenced) {
-		t.Fatalf("fenced compactor's publish: %v, want ErrFenced", err)
-	}
-	_, after, _ := slate.DescribeLatest(bg, s, "db")
-	if after != atFence {
-		t.Fatalf("the fenced compactor changed the manifest:\nat fence %s\nafter    %s", atFence, after)
-	}
-	if l0 := func(d string) string { return d[strings.Index(d, "l0="):] }; l0(after) != l0(start) {
-		t.Fatalf("tree changed:\nbefore %s\nafter  %s", start, after)
-	}
-	if c2.Epoch() != c1.Epoch()+1 {
-		t.Fatalf("epochs: c1 %d, c2 %d", c1.Epoch(), c2.Epoch())
-	}
-	// Every later call of the old one fails too.
-	if _, err := c1.CompactAll(bg); !errors.Is(err, slate.ErrFenced) {
-		t.Fatalf("old compactor after fencing: %v", err)
-	}
-	// 2. The newer one works.
-	rep, err := c2.Compact(bg)
-	if err != nil || !rep.Compacted {
-		t.Fatalf("newer compactor: %+v %v", rep, err)
-	}
-	// 3. The writer's in-process compactor is fenced by the standalone one
-	// (it claimed an epoch before c1 and c2), and the writer still works.
-	if _, err := db.Compact(bg); err != nil {
-		t.Fatalf("in-process compactor claims a fresh epoch: %v", err)
-	}
-	if _, err := c2.Compact(bg); !errors.Is(err, slate.ErrFenced) {
-		t.Fatalf("c2 after the writer's compactor claimed: %v", err)
-	}
-	if err := db.FlushMemtable(bg); err != nil {
-		t.Fatal(err)
-	}
-	// 4. A fenced writer's in-process compactor neither publishes nor takes
-	// the compactor epoch from the newer writer's.
-	for round := 4; round < 7; round++ {
-		writeRound(t, db, model, round, 8)
+		_, start, _ := slate.DescribeLatest(bg, s, "db")
+		var c2 *slate.Compactor
+		var atFence string
+		slate.SetCompactorHook(c1, func() {
+			c2, err = slate.OpenCompactor(bg, s, "db", copts)
+			if err != nil {
+				t.Error(err)
+			}
+			_, atFence, _ = slate.DescribeLatest(bg, s, "db")
+		})
+		_, err = c1.Compact(bg)
+		if !errors.Is(err, slate.ErrFenced) {
+			t.Fatalf("fenced compactor's publish: %v, want ErrFenced", err)
+		}
+		_, after, _ := slate.DescribeLatest(bg, s, "db")
+		if after != atFence {
+			t.Fatalf("the fenced compactor changed the manifest:\nat fence %s\nafter    %s", atFence, after)
+		}
+		if l0 := func(d string) string { return d[strings.Index(d, "l0="):] }; l0(after) != l0(start) {
+			t.Fatalf("tree changed:\nbefore %s\nafter  %s", start, after)
+		}
+		if c2.Epoch() != c1.Epoch()+1 {
+			t.Fatalf("epochs: c1 %d, c2 %d", c1.Epoch(), c2.Epoch())
+		}
+		// Every later call of the old one fails too.
+		if _, err := c1.CompactAll(bg); !errors.Is(err, slate.ErrFenced) {
+			t.Fatalf("old compactor after fencing: %v", err)
+		}
+		// 2. The newer one works.
+		rep, err := c2.Compact(bg)
+		if err != nil || !rep.Compacted {
+			t.Fatalf("newer compactor: %+v %v", rep, err)
+		}
+		// 3. The writer's in-process compactor is fenced by the standalone one
+		// (it claimed an epoch before c1 and c2), and the writer still works.
+		if _, err := db.Compact(bg); err != nil {
+			t.Fatalf("in-process compactor claims a fresh epoch: %v", err)
+		}
+		if _, err := c2.Compact(bg); !errors.Is(err, slate.ErrFenced) {
+			t.Fatalf("c2 after the writer's compactor claimed: %v", err)
+		}
 		if err := db.FlushMemtable(bg); err != nil {
 			t.Fatal(err)
 		}
-	}
-	newer := open(t, s, append(manual(), slate.WithSettings(slate.Settings{FlushInterval: 5 * time.Millisecond, ManifestPollInterval: -1}))...)
-	_, before, _ := slate.DescribeLatest(bg, s, "db")
-	if _, err := db.Compact(bg); !errors.Is(err, slate.ErrFenced) {
-		t.Fatalf("fenced writer's compaction: %v, want ErrFenced", err)
-	}
-	if _, now, _ := slate.DescribeLatest(bg, s, "db"); now != before {
-		t.Fatalf("a fenced writer's compactor changed the manifest:\nbefore %s\nafter  %s", before, now)
-	}
-	db.Close(bg)
-	if rep, err := newer.Compact(bg); err != nil || !rep.Compacted {
-		t.Fatalf("newer writer's compaction: %+v %v", rep, err)
-	}
-	newer.Close(bg)
-	db = open(t, s, manual()...)
-	defer db.Close(bg)
-	sameMap(t, "after compactor fencing", scanMap(t, db.Scan(bg, nil, nil)), model)
+		// 4. A fenced writer's in-process compactor neither publishes nor takes
+		// the compactor epoch from the newer writer's.
+		for round := 4; round < 7; round++ {
+			writeRound(t, db, model, round, 8)
+			if err := db.FlushMemtable(bg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		newer := open(t, s, append(manual(), slate.WithSettings(slate.Settings{FlushInterval: 5 * time.Millisecond, ManifestPollInterval: -1}))...)
+		_, before, _ := slate.DescribeLatest(bg, s, "db")
+		if _, err := db.Compact(bg); !errors.Is(err, slate.ErrFenced) {
+			t.Fatalf("fenced writer's compaction: %v, want ErrFenced", err)
+		}
+		if _, now, _ := slate.DescribeLatest(bg, s, "db"); now != before {
+			t.Fatalf("a fenced writer's compactor changed the manifest:\nbefore %s\nafter  %s", before, now)
+		}
+		db.Close(bg)
+		if rep, err := newer.Compact(bg); err != nil || !rep.Compacted {
+			t.Fatalf("newer writer's compaction: %+v %v", rep, err)
+		}
+		newer.Close(bg)
+		db = open(t, s, manual()...)
+		defer db.Close(bg)
+		sameMap(t, "after compactor fencing", scanMap(t, db.Scan(bg, nil, nil)), model)
+	})
 }
 
 // TestConcurrentL0PublishDuringCompaction: the writer publishes L0 tables
@@ -297,71 +300,74 @@ func TestConcurrentL0PublishDuringCompaction(t *testing.T) {
 
 // TestBackgroundCompactionAndL0Backpressure: concurrent writers with tiny
 // memtables against the background compactor: L0 never holds more than
-// L0MaxSSTs tables, and every acknowledged write is there.
+// L0MaxSSTs tables, and every acknowledged write is there (memory and
+// local stores).
 func TestBackgroundCompactionAndL0Backpressure(t *testing.T) {
-	s := objstore.NewMemory(0)
-	const limit = 4
-	db, err := slate.Open(bg, s, "db",
-		slate.WithSettings(slate.Settings{FlushInterval: time.Millisecond, L0SSTSizeBytes: 800, ManifestPollInterval: 10 * time.Millisecond, L0MaxSSTs: limit}),
-		slate.WithCompactor(slate.CompactorOptions{PollInterval: time.Hour, MinSources: 3, RetainInputs: -1}),
-		slate.WithGC(slate.GCOptions{Interval: -1}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	model := map[string]string{}
-	maxL0 := 0
-	stop := make(chan struct{})
-	var watch sync.WaitGroup
-	watch.Add(1)
-	go func() {
-		defer watch.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(200 * time.Microsecond):
-			}
-			if n := db.Stats().L0; n > maxL0 {
-				maxL0 = n
-			}
+	runEnvs(t, nativeStoreEnvs(), func(t *testing.T, e *env) {
+		s := e.store(t)
+		const limit = 4
+		db, err := slate.Open(bg, s, "db",
+			slate.WithSettings(slate.Settings{FlushInterval: time.Millisecond, L0SSTSizeBytes: 800, ManifestPollInterval: 10 * time.Millisecond, L0MaxSSTs: limit}),
+			slate.WithCompactor(slate.CompactorOptions{PollInterval: time.Hour, MinSources: 3, RetainInputs: -1}),
+			slate.WithGC(slate.GCOptions{Interval: -1}))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}()
-	var wg sync.WaitGroup
-	for w := 0; w < 4; w++ {
-		wg.Add(1)
+		var mu sync.Mutex
+		model := map[string]string{}
+		maxL0 := 0
+		stop := make(chan struct{})
+		var watch sync.WaitGroup
+		watch.Add(1)
 		go func() {
-			defer wg.Done()
-			for i := 0; i < 150; i++ {
-				k, v := fmt.Sprintf("w%d-%03d", w, i%60), fmt.Sprintf("%d", i)
-				if err := db.Put(bg, []byte(k), []byte(v)); err != nil {
-					t.Error(err)
+			defer watch.Done()
+			for {
+				select {
+				case <-stop:
 					return
+				case <-time.After(200 * time.Microsecond):
 				}
-				mu.Lock()
-				model[k] = v
-				mu.Unlock()
+				if n := db.Stats().L0; n > maxL0 {
+					maxL0 = n
+				}
 			}
 		}()
-	}
-	wg.Wait()
-	close(stop)
-	watch.Wait()
-	st := db.Stats()
-	t.Logf("max L0 %d; %+v", maxL0, st)
-	if maxL0 > limit {
-		t.Fatalf("L0 reached %d tables, limit %d", maxL0, limit)
-	}
-	if st.SortedRuns == 0 {
-		t.Fatal("the background compactor never ran (it was only woken by backpressure)")
-	}
-	sameMap(t, "writer", scanMap(t, db.Scan(bg, nil, nil)), model)
-	if err := db.Close(bg); err != nil {
-		t.Fatal(err)
-	}
-	db2 := open(t, s, manual()...)
-	defer db2.Close(bg)
-	sameMap(t, "reopened", scanMap(t, db2.Scan(bg, nil, nil)), model)
+		var wg sync.WaitGroup
+		for w := 0; w < 4; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < 150; i++ {
+					k, v := fmt.Sprintf("w%d-%03d", w, i%60), fmt.Sprintf("%d", i)
+					if err := db.Put(bg, []byte(k), []byte(v)); err != nil {
+						t.Error(err)
+						return
+					}
+					mu.Lock()
+					model[k] = v
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		close(stop)
+		watch.Wait()
+		st := db.Stats()
+		t.Logf("max L0 %d; %+v", maxL0, st)
+		if maxL0 > limit {
+			t.Fatalf("L0 reached %d tables, limit %d", maxL0, limit)
+		}
+		if st.SortedRuns == 0 {
+			t.Fatal("the background compactor never ran (it was only woken by backpressure)")
+		}
+		sameMap(t, "writer", scanMap(t, db.Scan(bg, nil, nil)), model)
+		if err := db.Close(bg); err != nil {
+			t.Fatal(err)
+		}
+		db2 := open(t, s, manual()...)
+		defer db2.Close(bg)
+		sameMap(t, "reopened", scanMap(t, db2.Scan(bg, nil, nil)), model)
+	})
 }
 
 // compactionCrashWorkload writes batches of two keys, flushes L0 tables,
@@ -432,77 +438,98 @@ func compactionCrashWorkload(s objstore.Store, opts []slate.Option) (acked []int
 // every k over a workload that flushes, compacts and collects garbage,
 // then reopens on the unfrozen store: every acknowledged batch is there
 // with its latest value, no batch is torn, and the database compacts and
-// collects again.
+// collects again. It sweeps the memory store and (more coarsely) the local
+// one.
 func TestCrashSweepAcrossCompaction(t *testing.T) {
 	opts := []slate.Option{
 		slate.WithSettings(slate.Settings{FlushInterval: time.Millisecond, ManifestPollInterval: -1, L0SSTSizeBytes: 1 << 20}),
 		slate.WithCompactor(slate.CompactorOptions{PollInterval: -1, MinSources: 2, RetainInputs: -1}),
 		slate.WithGC(slate.GCOptions{Interval: -1}),
 	}
-	for k := 0; ; k++ {
-		inner := objstore.NewMemory(0)
-		faulty := objstore.NewFaulty(inner)
-		faulty.FreezeAfter(k)
-		acked, completed := compactionCrashWorkload(faulty, opts)
-		db, err := slate.Open(bg, inner, "db", opts...)
-		if err != nil {
-			t.Fatalf("k=%d: reopen after crash: %v", k, err)
-		}
-		// The model: the last acknowledged batch decides each key.
-		want := map[string]string{}
-		for _, i := range acked {
-			want[fmt.Sprintf("b%03d/x", i%14)] = fmt.Sprintf("x%d", i)
-			want[fmt.Sprintf("b%03d/y", i%14)] = fmt.Sprintf("y%d", i)
-			if i%5 == 4 {
-				delete(want, fmt.Sprintf("b%03d/x", (i+3)%14))
-				delete(want, fmt.Sprintf("b%03d/y", (i+3)%14))
-			}
-		}
-		got := scanMap(t, db.Scan(bg, nil, nil))
-		last := -1
-		if len(acked) > 0 {
-			last = acked[len(acked)-1]
-		}
-		for slot := 0; slot < 14; slot++ {
-			x, okx := got[fmt.Sprintf("b%03d/x", slot)]
-			y, oky := got[fmt.Sprintf("b%03d/y", slot)]
-			if okx != oky || (okx && x[1:] != y[1:]) {
-				t.Fatalf("k=%d: slot %d torn: x=%q y=%q", k, slot, x, y)
-			}
-			// At most one unacknowledged batch (the one in flight) may
-			// have landed on top of the acknowledged state.
-			wx, wok := want[fmt.Sprintf("b%03d/x", slot)]
-			if x != wx || okx != wok {
-				inflight := last + 1
-				touches := inflight%14 == slot || (inflight%5 == 4 && (inflight+3)%14 == slot)
-				if !touches {
-					t.Fatalf("k=%d: slot %d = %q (%v), acknowledged state %q (%v), last acked batch %d", k, slot, x, okx, wx, wok, last)
+	envs := nativeStoreEnvs()
+	for _, sweep := range []struct {
+		e      *env
+		stride int
+	}{
+		{envs[0], 1},
+		// The local store syncs every object and directory, so a crash
+		// point costs about five times more there (the full sweep took 13 s
+		// under -race): it sweeps every localCrashStride-th point, which
+		// still lands in every phase of the workload (flushes,
+		// compactions, GC, the reopen); memory sweeps them all.
+		{envs[1], localCrashStride},
+	} {
+		t.Run(sweep.e.name, func(t *testing.T) {
+			for k := 0; ; k += sweep.stride {
+				inner := sweep.e.store(t)
+				faulty := objstore.NewFaulty(inner)
+				faulty.FreezeAfter(k)
+				acked, completed := compactionCrashWorkload(faulty, opts)
+				db, err := slate.Open(bg, inner, "db", opts...)
+				if err != nil {
+					t.Fatalf("k=%d: reopen after crash: %v", k, err)
+				}
+				// The model: the last acknowledged batch decides each key.
+				want := map[string]string{}
+				for _, i := range acked {
+					want[fmt.Sprintf("b%03d/x", i%14)] = fmt.Sprintf("x%d", i)
+					want[fmt.Sprintf("b%03d/y", i%14)] = fmt.Sprintf("y%d", i)
+					if i%5 == 4 {
+						delete(want, fmt.Sprintf("b%03d/x", (i+3)%14))
+						delete(want, fmt.Sprintf("b%03d/y", (i+3)%14))
+					}
+				}
+				got := scanMap(t, db.Scan(bg, nil, nil))
+				last := -1
+				if len(acked) > 0 {
+					last = acked[len(acked)-1]
+				}
+				for slot := 0; slot < 14; slot++ {
+					x, okx := got[fmt.Sprintf("b%03d/x", slot)]
+					y, oky := got[fmt.Sprintf("b%03d/y", slot)]
+					if okx != oky || (okx && x[1:] != y[1:]) {
+						t.Fatalf("k=%d: slot %d torn: x=%q y=%q", k, slot, x, y)
+					}
+					// At most one unacknowledged batch (the one in flight) may
+					// have landed on top of the acknowledged state.
+					wx, wok := want[fmt.Sprintf("b%03d/x", slot)]
+					if x != wx || okx != wok {
+						inflight := last + 1
+						touches := inflight%14 == slot || (inflight%5 == 4 && (inflight+3)%14 == slot)
+						if !touches {
+							t.Fatalf("k=%d: slot %d = %q (%v), acknowledged state %q (%v), last acked batch %d", k, slot, x, okx, wx, wok, last)
+						}
+					}
+				}
+				if _, err := db.CompactAll(bg); err != nil {
+					t.Fatalf("k=%d: compaction after recovery: %v", k, err)
+				}
+				if _, err := db.RunGC(bg, noMinAge()); err != nil {
+					t.Fatalf("k=%d: GC after recovery: %v", k, err)
+				}
+				sameMap(t, fmt.Sprintf("k=%d after recovery, compaction and GC", k), scanMap(t, db.Scan(bg, nil, nil)), got)
+				if err := db.Put(bg, []byte("after"), []byte("crash")); err != nil {
+					t.Fatalf("k=%d: write after recovery: %v", k, err)
+				}
+				db.Close(bg)
+				if completed {
+					if k < 20 {
+						t.Fatalf("workload completed with only %d writes: the sweep covered nothing", k)
+					}
+					t.Logf("swept %d crash points (every %d of %d)", k/sweep.stride+1, sweep.stride, k+1)
+					return
+				}
+				if k > 3000 {
+					t.Fatal("workload never completed")
 				}
 			}
-		}
-		if _, err := db.CompactAll(bg); err != nil {
-			t.Fatalf("k=%d: compaction after recovery: %v", k, err)
-		}
-		if _, err := db.RunGC(bg, noMinAge()); err != nil {
-			t.Fatalf("k=%d: GC after recovery: %v", k, err)
-		}
-		sameMap(t, fmt.Sprintf("k=%d after recovery, compaction and GC", k), scanMap(t, db.Scan(bg, nil, nil)), got)
-		if err := db.Put(bg, []byte("after"), []byte("crash")); err != nil {
-			t.Fatalf("k=%d: write after recovery: %v", k, err)
-		}
-		db.Close(bg)
-		if completed {
-			if k < 20 {
-				t.Fatalf("workload completed with only %d writes: the sweep covered nothing", k)
-			}
-			t.Logf("swept %d crash points", k)
-			return
-		}
-		if k > 3000 {
-			t.Fatal("workload never completed")
-		}
+		})
 	}
 }
+
+// localCrashStride: the local store's crash sweep takes every
+// localCrashStride-th crash point (see TestCrashSweepAcrossCompaction).
+const localCrashStride = 3
 
 // TestReadAmplificationFallsAfterCompaction counts the tables a Get
 // consults (ReadStats) with ten L0 tables that each span the whole key

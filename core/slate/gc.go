@@ -31,6 +31,12 @@ type GCOptions struct {
 	// DryRun reports what a run would delete and changes nothing (expired
 	// checkpoints stay too).
 	DryRun bool
+	// Now is the clock GC judges ages and checkpoint expiry by (nil:
+	// time.Now). A clock running ahead makes objects and checkpoints look
+	// older (tests use it instead of sleeping). It never moves a cutoff
+	// past the real time a run starts: an object written after that moment
+	// is never old enough, whatever Now says (see runOnce).
+	Now func() time.Time
 }
 
 // Defaults of GCOptions.
@@ -64,7 +70,8 @@ type GCReport struct {
 	// SSTs: deleted tables under compacted/. Unreferenced tables were taken
 	// when their ULID was at most SSTFloor (the newest L0 table or the
 	// LastCompactedL0 marker of the latest manifest) and their ULID time
-	// below SSTCutoff (now - MinAge, or the start of a running compaction).
+	// below SSTCutoff (now - MinAge, at most the run's start, or the start
+	// of a running compaction).
 	SSTs      []ulid.ULID
 	SSTFloor  ulid.ULID
 	SSTCutoff time.Time
@@ -170,11 +177,20 @@ func (c *collector) run(ctx context.Context, o GCOptions) (GCReport, error) {
 
 func (c *collector) runOnce(ctx context.Context, o GCOptions) (GCReport, error) {
 	rep := GCReport{DryRun: o.DryRun}
-	// now is taken before anything is read: an SST minted after this moment
-	// is never below the cutoff (see the package doc).
-	now := time.Now()
+	// start is taken before anything is read, and no cutoff lies after it:
+	// an SST minted or a manifest written after this moment is never below
+	// a cutoff (see the package doc). now is the clock ages and expiry are
+	// judged by (the real one unless o.Now is set).
+	start := time.Now()
+	now := start
+	if o.Now != nil {
+		now = o.Now()
+	}
 	minAge := max(o.MinAge, 0)
 	cutoff := now.Add(-minAge)
+	if cutoff.After(start) {
+		cutoff = start
+	}
 
 	// 1. Expired checkpoints.
 	h, err := openHandle(ctx, c.ms, roleNone, false)
@@ -277,7 +293,12 @@ func (c *collector) runOnce(ctx context.Context, o GCOptions) (GCReport, error) 
 				ranges = append(ranges, WalRange{Start: m.ReplayAfterWalID + 1, End: m.NextWalID})
 			}
 		}
-		got, err := c.walGC.Collect(ctx, ranges, minAge, o.DryRun)
+		// The collector takes an age and judges it by the real clock when
+		// it lists: the age, as of now, of our cutoff (a little over
+		// minAge with the real clock), so WAL files face the same cutoff as
+		// manifests and SSTs.
+		walMinAge := max(time.Since(cutoff), 0)
+		got, err := c.walGC.Collect(ctx, ranges, walMinAge, o.DryRun)
 		rep.WalFiles = got
 		if err != nil {
 			return rep, fmt.Errorf("slate: GC collecting WAL files: %w", err)

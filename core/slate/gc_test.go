@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/moraine-go/moraine/core/objstore"
 	"github.com/moraine-go/moraine/core/slate"
 )
@@ -478,54 +479,125 @@ func scanAllErr(it *slate.Iterator) (int, error) {
 // TestCheckpointExpiryAndManagedRefresh: GC removes expired checkpoints; a
 // managed reader keeps its own alive (from its poll loop, or from the
 // keep-alive loop when it does not poll), so GC never takes it.
+//
+// No assertion depends on how fast the machine is: GC runs with its clock
+// (GCOptions.Now) set to the moment every checkpoint taken so far would
+// have expired, after the test has waited (deadline loop) for both readers
+// to extend theirs past that moment on their own. If managed refresh were
+// broken the wait would fail, and GC at that moment would take the
+// readers' checkpoints with the unrefreshed control checkpoint. Nothing
+// runs GC on the real clock while the readers are open, so a stalled
+// machine cannot let a reader's checkpoint expire under it.
 func TestCheckpointExpiryAndManagedRefresh(t *testing.T) {
-	s := objstore.NewMemory(0)
-	db := open(t, s, manual()...)
-	defer db.Close(bg)
-	db.Put(bg, []byte("k"), []byte("v"))
-	short, err := slate.CreateDetachedCheckpoint(bg, s, "db", slate.CheckpointOptions{Lifetime: 20 * time.Millisecond, Name: "short"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const life = 400 * time.Millisecond
-	polling, err := slate.OpenReader(bg, s, "db", slate.ReaderOptions{PollInterval: 20 * time.Millisecond, CheckpointLifetime: life})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer polling.Close(bg)
-	idle, err := slate.OpenReader(bg, s, "db", slate.ReaderOptions{PollInterval: -1, CheckpointLifetime: life})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer idle.Close(bg)
-	for i := 0; i < 3; i++ {
-		time.Sleep(life)
-		rep, err := db.RunGC(bg, noMinAge())
+	runEnvs(t, nativeStoreEnvs(), func(t *testing.T, e *env) {
+		s := e.store(t)
+		db := e.open(t, s, manual()...)
+		defer db.Close(bg)
+		if err := db.Put(bg, []byte("k"), []byte("v")); err != nil {
+			t.Fatal(err)
+		}
+		const life = 400 * time.Millisecond
+		short, err := slate.CreateDetachedCheckpoint(bg, s, "db", slate.CheckpointOptions{Lifetime: 20 * time.Millisecond, Name: "short"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if i == 0 && (len(rep.ExpiredCheckpoints) != 1 || rep.ExpiredCheckpoints[0] != short.ID) {
-			t.Fatalf("expired checkpoints removed: %v, want [%s]", rep.ExpiredCheckpoints, short.ID)
+		control, err := slate.CreateDetachedCheckpoint(bg, s, "db", slate.CheckpointOptions{Lifetime: life, Name: "control"})
+		if err != nil {
+			t.Fatal(err)
 		}
-		cps, _ := slate.ListCheckpoints(bg, s, "db")
-		for _, r := range []*slate.Reader{polling, idle} {
-			if !hasCheckpoint(cps, r.Checkpoint()) {
-				t.Fatalf("round %d: a managed reader's checkpoint expired and was collected (%v)", i, cps)
+		polling, err := slate.OpenReader(bg, s, "db", slate.ReaderOptions{PollInterval: 20 * time.Millisecond, CheckpointLifetime: life})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer polling.Close(bg)
+		idle, err := slate.OpenReader(bg, s, "db", slate.ReaderOptions{PollInterval: -1, CheckpointLifetime: life})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer idle.Close(bg)
+		readers := map[string]*slate.Reader{"polling": polling, "idle": idle}
+		// expiry of a reader's current checkpoint (zero while the reader is
+		// between listing and replacing it).
+		expiry := func(r *slate.Reader) time.Time {
+			cps, err := slate.ListCheckpoints(bg, s, "db")
+			if err != nil {
+				t.Fatal(err)
 			}
-			mustGet(t, r.Get, "k", "v")
+			for _, c := range cps {
+				if c.ID == r.Checkpoint() {
+					return c.Expires
+				}
+			}
+			return time.Time{}
 		}
-	}
-	_, err = slate.OpenReader(bg, s, "db", slate.ReaderOptions{Mode: slate.ReaderPinned, Checkpoint: short.ID})
-	if !errors.Is(err, slate.ErrCheckpointMissing) || !strings.Contains(err.Error(), "never falls back") {
-		t.Fatalf("pinned reader on an expired checkpoint: %v", err)
-	}
-	// Closing deletes the managed checkpoints.
-	idle.Close(bg)
-	polling.Close(bg)
-	if cps, _ := slate.ListCheckpoints(bg, s, "db"); len(cps) != 0 {
-		t.Fatalf("checkpoints left after closing the readers: %+v", cps)
-	}
-	if _, err := slate.OpenReader(bg, s, "db", slate.ReaderOptions{PollInterval: time.Second, CheckpointLifetime: time.Second}); !errors.Is(err, slate.ErrInvalid) {
-		t.Fatalf("lifetime below twice the poll interval: %v, want ErrInvalid", err)
-	}
+		// latestExpiry: when the readers' current checkpoints expire, the
+		// later of the two.
+		latestExpiry := func() time.Time {
+			var last time.Time
+			waitUntil(t, func() string { return "a reader's checkpoint stays unlisted" }, func() bool {
+				last = time.Time{}
+				for _, r := range readers {
+					x := expiry(r)
+					if x.IsZero() {
+						return false
+					}
+					if x.After(last) {
+						last = x
+					}
+				}
+				return true
+			})
+			return last
+		}
+		// gcAt: every checkpoint taken so far has expired by then (the
+		// readers' came after the control's).
+		gcAt := latestExpiry()
+		if !gcAt.After(control.Expires) {
+			t.Fatalf("the readers' checkpoints expire at %v, the control's at %v", gcAt, control.Expires)
+		}
+		wantExpired := []uuid.UUID{short.ID, control.ID}
+		for round := 0; round < 2; round++ {
+			var state string
+			waitUntil(t, func() string {
+				return fmt.Sprintf("round %d: managed checkpoints not extended past %v: %s", round, gcAt, state)
+			}, func() bool {
+				state = ""
+				ok := true
+				for name, r := range readers {
+					x := expiry(r)
+					state += fmt.Sprintf("%s expires %v; ", name, x)
+					ok = ok && x.After(gcAt)
+				}
+				return ok
+			})
+			rep, err := db.RunGC(bg, slate.GCOptions{MinAge: -1, Now: func() time.Time { return gcAt }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := slices.Clone(rep.ExpiredCheckpoints)
+			slices.SortFunc(got, func(a, b uuid.UUID) int { return strings.Compare(a.String(), b.String()) })
+			slices.SortFunc(wantExpired, func(a, b uuid.UUID) int { return strings.Compare(a.String(), b.String()) })
+			if !slices.Equal(got, wantExpired) {
+				t.Fatalf("round %d: GC at %v removed checkpoints %v, want %v (short %s, control %s)", round, gcAt, got, wantExpired, short.ID, control.ID)
+			}
+			for _, r := range readers {
+				mustGet(t, r.Get, "k", "v")
+			}
+			gcAt = latestExpiry() // the next round waits for extensions past this
+			wantExpired = nil
+		}
+		_, err = slate.OpenReader(bg, s, "db", slate.ReaderOptions{Mode: slate.ReaderPinned, Checkpoint: short.ID})
+		if !errors.Is(err, slate.ErrCheckpointMissing) || !strings.Contains(err.Error(), "never falls back") {
+			t.Fatalf("pinned reader on an expired checkpoint: %v", err)
+		}
+		// Closing deletes the managed checkpoints.
+		idle.Close(bg)
+		polling.Close(bg)
+		if cps, _ := slate.ListCheckpoints(bg, s, "db"); len(cps) != 0 {
+			t.Fatalf("checkpoints left after closing the readers: %+v", cps)
+		}
+		if _, err := slate.OpenReader(bg, s, "db", slate.ReaderOptions{PollInterval: time.Second, CheckpointLifetime: time.Second}); !errors.Is(err, slate.ErrInvalid) {
+			t.Fatalf("lifetime below twice the poll interval: %v, want ErrInvalid", err)
+		}
+	})
 }

@@ -270,9 +270,10 @@ func (c *Catalog) Head(ctx context.Context) (Head, error) {
 	}
 	if c.writerDB() != nil {
 		c.mu.Lock()
-		defer c.mu.Unlock()
-		if c.held != nil {
-			return c.held.head, nil
+		held := c.held
+		c.mu.Unlock() // kv() below takes c.mu again
+		if held != nil {
+			return held.head, nil
 		}
 	}
 	h, ok, err := readHead(ctx, c.kv())

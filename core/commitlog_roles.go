@@ -171,6 +171,15 @@ func openCommitter(ctx context.Context, store objstore.Store, opts CatalogOption
 		if base, err = l.adopt(ctx); err != nil {
 			return nil, err
 		}
+	} else if mi, err := slate.DescribeManifest(ctx, es, opts.Path); err == nil && mi.ReplayAfterWalID < base.WalBase {
+		// An adoption interrupted between its stamp landing as slot 0 and
+		// its fold: the store has folded no slot, so it lacks the stamp
+		// and a provider-less binary would still open it and write to it.
+		// Finish the adoption (a failure is let go, like any fold).
+		l.base = base
+		if _, err := l.fold(ctx); err != nil {
+			c.log.Warn("moraine: folding an adopted log's stamp into the store at open failed; continuing", "err", err)
+		}
 	}
 	l.base = base
 	poll := opts.CommitLogPollInterval

@@ -167,25 +167,74 @@ func TestCommitterWritesNothingIntoTheStoreItReads(t *testing.T) {
 	}
 }
 
+// RFC 0024: "a lost race folds the peer's slot before the retry lands
+// after it". The holder's idle fold never runs (an hour away), so its store
+// lacks the peer's slot when its commit is prepared: the loss is certain,
+// and the test asserts it happened (the offer of the peer's slot lost, to
+// the peer's txn), that the retry was re-prepared against a store that had
+// folded that slot (its head is the peer's), and that it won the next slot.
 func TestLostRaceFoldsThePeersSlotBeforeTheRetryLandsAfterIt(t *testing.T) {
 	store := objstore.NewMemory(0)
-	holder := openCommitter(t, store, logOpts())
+	hrec, prec := &offerLog{}, &offerLog{}
+	holder := openCommitter(t, store, logOpts(func(o *core.CatalogOptions) {
+		o.CommitLog = recording(hrec)
+		o.CommitLogFoldPoll = time.Hour
+	}))
 	a := createTable(t, holder, "a")
 	if err := holder.TakeStore(bg); err != nil {
 		t.Fatal(err)
 	}
-	peer := openCommitter(t, store, logOpts())
+	if holder.Role() != "holder" {
+		t.Fatalf("role %q after TakeStore", holder.Role())
+	}
+	// (Snapshot, not Head: Head on a writer whose held view is unset
+	// re-locks c.mu and hangs.)
+	prepared := snap(t, holder).Head()
+	base := logBase(t, store)
+	peer := openCommitter(t, store, logOpts(func(o *core.CatalogOptions) { o.CommitLog = recording(prec) }))
 	landed := commit(t, peer, insertInto(a, "peer.parquet"))
-	// The holder has not folded the peer's slot yet: its commit is
-	// prepared against a stale head, loses the slot, folds the winner and
-	// lands after it.
+	po := prec.all()
+	if len(po) != 1 || !po[0].Won {
+		t.Fatalf("the peer's offers %+v, want one win", po)
+	}
+	peerSlot, peerTxn := po[0].Batch.Slot, po[0].Batch.TxnID
+	if want := base.SlotFor(prepared); peerSlot != want {
+		t.Fatalf("the peer won slot %d, the holder's head %+v implies %d: no race to lose", peerSlot, prepared, want)
+	}
+
+	n := len(hrec.all())
 	mine := commit(t, holder, insertInto(a, "holder.parquet"))
-	if mine <= landed {
-		t.Fatalf("the holder's retry minted snapshot %d, not after the peer's %d", mine, landed)
+	offers := hrec.since(n)
+	if len(offers) != 2 {
+		t.Fatalf("the holder made %d offers %+v, want a loss then a win", len(offers), offers)
+	}
+	lost, won := offers[0], offers[1]
+	if lost.Won || lost.Err != nil || lost.Batch.Slot != peerSlot || lost.Batch.Head != prepared {
+		t.Fatalf("first offer: slot %d won %v err %v head %+v; want a loss at the peer's slot %d prepared against %+v",
+			lost.Batch.Slot, lost.Won, lost.Err, lost.Batch.Head, peerSlot, prepared)
+	}
+	if len(lost.Landed) != 1 || lost.Landed[0].Slot != peerSlot || lost.Landed[0].TxnID != peerTxn {
+		t.Fatalf("the loss reports %+v, want exactly the peer's slot %d (txn %s)", lost.Landed, peerSlot, peerTxn)
+	}
+	// The retry was prepared against the held store after it folded the
+	// peer's slot: its head is the one the peer's slot stamped.
+	folded := core.Head{SnapshotID: landed, BatchSeq: prepared.BatchSeq + 1}
+	if !won.Won || won.Batch.Slot != peerSlot+1 || won.Batch.Head != folded {
+		t.Fatalf("retry: slot %d won %v head %+v; want slot %d won, prepared against the folded %+v",
+			won.Batch.Slot, won.Won, won.Batch.Head, peerSlot+1, folded)
+	}
+	if mine != landed+1 {
+		t.Fatalf("the holder's retry minted snapshot %d, want %d (right after the peer's)", mine, landed+1)
+	}
+	if got := readSlot(t, store, peerSlot).TxnID; got != peerTxn {
+		t.Fatalf("slot %d holds %s, want the peer's %s", peerSlot, got, peerTxn)
+	}
+	if got := readSlot(t, store, peerSlot+1).TxnID; got != won.Batch.TxnID {
+		t.Fatalf("slot %d holds %s, want the holder's retry %s", peerSlot+1, got, won.Batch.TxnID)
 	}
 	s := snap(t, holder)
-	if n := len(s.DataFiles(a)); n != 2 {
-		t.Fatalf("after the race the holder sees %d files, want both", n)
+	if n := len(s.DataFiles(a)); n != 2 || s.Head() != (core.Head{SnapshotID: mine, BatchSeq: folded.BatchSeq + 1}) {
+		t.Fatalf("after the race the holder sees %d files at %+v, want both at snapshot %d", n, s.Head(), mine)
 	}
 	if err := peer.Refresh(bg); err != nil {
 		t.Fatal(err)

@@ -1,8 +1,11 @@
 package provider
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -250,6 +253,81 @@ func TestAmbiguousWrites(t *testing.T) {
 			if len(res.Landed) != 1 || res.Landed[0].TxnID != theirs.TxnID || res.Landed[0].Slot != 2 {
 				t.Fatalf("attempts %d: landed %+v", attempts, res.Landed)
 			}
+		}
+	})
+	t.Run("absent on read-back: raced again and won", func(t *testing.T) {
+		mem := objstore.NewMemory(0)
+		adopt(t, New(testOpts()), mem, "", testBase, 2)
+		faulty := objstore.NewFaulty(mem)
+		puts := &putLog{Store: faulty}
+		c := New(testOpts()).Committer(puts, "").(*Committer)
+		// The first write of slot 3 fails without landing: ambiguous to the
+		// committer, which reads slot 3 back, finds it absent, and races
+		// again.
+		faulty.FailNth(objstore.OpPutIfAbsent, 1)
+		b := batchFor(3)
+		res, err := c.Offer(bg, b)
+		if err != nil || !res.Won {
+			t.Fatalf("won %v err %v landed %+v", res.Won, err, res.Landed)
+		}
+		if faulty.Injected() != 1 {
+			t.Fatalf("%d faults injected, want 1", faulty.Injected())
+		}
+		slot3 := "00000000000000000003"
+		if got := puts.puts(); fmt.Sprint(got) != fmt.Sprint([]string{slot3, slot3}) {
+			t.Fatalf("put-if-absent calls %v, want slot 3 twice (the failed write and the race again)", got)
+		}
+		if got := puts.gets(); !slices.ContainsFunc(got, func(k string) bool { return strings.HasSuffix(k, slot3) }) {
+			t.Fatalf("gets %v: slot 3 was never read back", got)
+		}
+		got, err := New(testOpts()).Committer(mem, "").Read(bg, 3, 3)
+		if err != nil || len(got) != 1 || got[0].TxnID != b.TxnID {
+			t.Fatalf("slot 3 holds %+v (%v), want our txn %s", got, err, b.TxnID)
+		}
+		if s := slotsIn(t, mem, ""); fmt.Sprint(s) != fmt.Sprint(span(0, 3)) {
+			t.Fatalf("slots %v", s)
+		}
+		// The next offer knows slot 3 is ours: it races slot 4 at once.
+		mustWin(t, c, batchFor(4))
+	})
+	t.Run("absent on every read-back", func(t *testing.T) {
+		mem := objstore.NewMemory(0)
+		adopt(t, New(testOpts()), mem, "", testBase, 1)
+		puts := &putLog{Store: mem, fail: true}
+		c := New(testOpts()).Committer(puts, "").(*Committer)
+		_, err := c.Offer(bg, batchFor(2))
+		if !errors.Is(err, core.OutcomeUnknown) || !strings.Contains(err.Error(), "absent each time") {
+			t.Fatalf("err %v, want OutcomeUnknown after %d absent read-backs", err, raceAttempts)
+		}
+		if n := len(puts.puts()); n != raceAttempts {
+			t.Fatalf("%d writes of slot 2, want %d", n, raceAttempts)
+		}
+		if s := slotsIn(t, mem, ""); fmt.Sprint(s) != fmt.Sprint(span(0, 1)) {
+			t.Fatalf("slots %v", s)
+		}
+	})
+	t.Run("adoption: absent on read-back, raced again and won", func(t *testing.T) {
+		mem := objstore.NewMemory(0)
+		faulty := objstore.NewFaulty(mem)
+		puts := &putLog{Store: faulty}
+		faulty.FailNth(objstore.OpPutIfAbsent, 1)
+		s := stamp()
+		held, hs, won, err := New(testOpts()).Committer(puts, "").Adopt(bg, testBase, s)
+		if err != nil || !won || held != testBase || hs.TxnID != s.TxnID {
+			t.Fatalf("adopt: held %+v stamp %s won %v err %v", held, hs.TxnID, won, err)
+		}
+		slot0 := "00000000000000000000"
+		var slot0Puts int
+		for _, k := range puts.puts() {
+			if strings.HasSuffix(k, slot0) {
+				slot0Puts++
+			}
+		}
+		if slot0Puts != 2 {
+			t.Fatalf("put-if-absent calls %v, want slot 0 twice", puts.puts())
+		}
+		if got, ok, err := New(testOpts()).Committer(mem, "").Base(bg); err != nil || !ok || got != testBase {
+			t.Fatalf("base after adoption: %+v %v %v", got, ok, err)
 		}
 	})
 	t.Run("unresolvable", func(t *testing.T) {
@@ -602,4 +680,47 @@ func TestZombieAdoption(t *testing.T) {
 	if got := slotsIn(t, mem, ""); fmt.Sprint(got) != "[2 3]" {
 		t.Fatalf("the zombie slot 0 stayed: %v", got)
 	}
+}
+
+// putLog records the keys of put-if-absent calls and gets through it; with
+// fail, every put-if-absent fails transiently without landing.
+type putLog struct {
+	objstore.Store
+	fail bool
+	mu   sync.Mutex
+	put  []string
+	get  []string
+}
+
+func (p *putLog) PutIfAbsent(ctx context.Context, key string, data []byte) (string, error) {
+	p.mu.Lock()
+	p.put = append(p.put, key)
+	p.mu.Unlock()
+	if p.fail {
+		return "", &objstore.Error{Op: "put-if-absent", Key: key, Kind: objstore.ErrTransient, Msg: "test: write not landed"}
+	}
+	return p.Store.PutIfAbsent(ctx, key, data)
+}
+
+func (p *putLog) Get(ctx context.Context, key string) ([]byte, objstore.ObjectInfo, error) {
+	p.mu.Lock()
+	p.get = append(p.get, key)
+	p.mu.Unlock()
+	return p.Store.Get(ctx, key)
+}
+
+func (p *putLog) puts() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for _, k := range p.put {
+		out = append(out, k[strings.LastIndex(k, "/")+1:])
+	}
+	return out
+}
+
+func (p *putLog) gets() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.get...)
 }

@@ -127,19 +127,7 @@ func TestCommitterWritesNothingIntoTheStoreItReads(t *testing.T) {
 	if _, err := c.FoldSprint(bg); err != nil {
 		t.Fatal(err)
 	}
-	storeObjects := func() string {
-		var keys []string
-		for _, prefix := range []string{"wal/", "compacted/"} {
-			infos, err := objstore.ListAll(bg, store, prefix, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, o := range infos {
-				keys = append(keys, o.Key+"@"+o.ETag)
-			}
-		}
-		return strings.Join(keys, ",")
-	}
+	storeObjects := func() string { return storeTree(t, store) }
 	before := storeObjects()
 	slotsBefore := len(slots(t, store))
 	for i := 0; i < 5; i++ {

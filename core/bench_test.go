@@ -16,7 +16,7 @@ func TestMain(m *testing.M) { s3test.Main(m) }
 // callers (group commit), and object-store requests per commit, on local
 // and S3 (versitygw) stores. Each commit registers one data file.
 //
-//	go test -run '^$' -bench BenchmarkCommit -benchtime 200x ./core/
+//	go test -run '^$' -bench '^BenchmarkCommit$' -benchtime 200x ./core/
 func BenchmarkCommit(b *testing.B) {
 	stores := []struct {
 		name string

@@ -18,13 +18,13 @@ import (
 // physical floor: one conditional PUT per commit), and object-store
 // requests per commit.
 //
-//	go test -run '^$' -bench 'CommitLog|ConditionalPut' -benchtime 200x ./core/
+//	go test -run '^$' -bench '^BenchmarkCommitLog$|ConditionalPut' -benchtime 300x ./core/
 func BenchmarkCommitLog(b *testing.B) {
 	for _, st := range benchStores() {
 		for _, writers := range []int{1, 2, 4, 8} {
 			b.Run(fmt.Sprintf("%s/writers=%d", st.name, writers), func(b *testing.B) {
 				counting := objstore.WithCounting(st.open(b))
-				opts := logOpts(func(o *core.CatalogOptions) { o.CommitLogFoldSlots = 64; o.CommitLogPollInterval = time.Second })
+				opts := benchLogOpts(func(o *core.CatalogOptions) { o.CommitLogFoldSlots = 64; o.CommitLogPollInterval = time.Second })
 				setup, err := core.Open(bg, counting, opts)
 				if err != nil {
 					b.Fatal(err)
@@ -46,7 +46,7 @@ func BenchmarkCommitLog(b *testing.B) {
 				setup.Close(bg)
 				cats := make([]*core.Catalog, writers)
 				for i := range cats {
-					c, err := core.Open(bg, counting, logOpts(func(o *core.CatalogOptions) {
+					c, err := core.Open(bg, counting, benchLogOpts(func(o *core.CatalogOptions) {
 						o.CommitLogFoldSlots = 64
 						o.CommitLogPollInterval = time.Second
 						o.MaxCommitAttempts = 1000
@@ -137,53 +137,90 @@ func benchStores() []benchStore {
 }
 
 // BenchmarkColdOpenOverUnfoldedSlots opens a tailing reader over a log with
-// N unfolded slots and counts the requests (target: one GET per slot).
+// N unfolded slots and, alternating with it in the same loop, over a twin
+// store holding the same commits folded (no unfolded slot). It reports the
+// time and requests of the unfolded open, and per slot: ms/slot is the
+// unfolded open's time over the folded one's, divided by N; gets/slot is
+// the unfolded open's GETs divided by N (target: one GET per slot, bounded
+// by the fold cadence); extra-gets/slot is the GETs over the folded open's.
 //
-//	go test -run '^$' -bench ColdOpen -benchtime 20x ./core/
+//	go test -run '^$' -bench ColdOpen -benchtime 10x ./core/
 func BenchmarkColdOpenOverUnfoldedSlots(b *testing.B) {
-	for _, slots := range []int{16, 64} {
-		b.Run(fmt.Sprintf("slots=%d", slots), func(b *testing.B) {
-			store := objstore.NewMemory(0)
-			c, err := core.Open(bg, store, logOpts())
-			if err != nil {
-				b.Fatal(err)
-			}
-			var tb core.TableID
-			if _, err := c.Commit(bg, func(tx *core.Transaction) error {
-				main, _ := tx.Snapshot().SchemaByName("main")
-				tb, err = tx.CreateTable(main.ID, "t", []core.ColumnDef{{Name: "a", Type: "int64"}})
-				return err
-			}); err != nil {
-				b.Fatal(err)
-			}
-			if _, err := c.FoldSprint(bg); err != nil {
-				b.Fatal(err)
-			}
-			for i := 0; i < slots; i++ {
-				if _, err := c.Commit(bg, insertInto(tb, fmt.Sprintf("%d.parquet", i))); err != nil {
-					b.Fatal(err)
+	stores := append([]benchStore{{"memory", func(*testing.B) objstore.Store { return objstore.NewMemory(0) }}}, benchStores()...)
+	for _, st := range stores {
+		for _, slots := range []int{16, 64, 256} {
+			b.Run(fmt.Sprintf("%s/slots=%d", st.name, slots), func(b *testing.B) {
+				setup := func(fold bool) (*objstore.CountingStore, core.TableID) {
+					store := st.open(b)
+					c, err := core.Open(bg, store, benchLogOpts())
+					if err != nil {
+						b.Fatal(err)
+					}
+					var tb core.TableID
+					if _, err := c.Commit(bg, func(tx *core.Transaction) error {
+						main, _ := tx.Snapshot().SchemaByName("main")
+						tb, err = tx.CreateTable(main.ID, "t", []core.ColumnDef{{Name: "a", Type: "int64"}})
+						return err
+					}); err != nil {
+						b.Fatal(err)
+					}
+					if _, err := c.FoldSprint(bg); err != nil {
+						b.Fatal(err)
+					}
+					for i := 0; i < slots; i++ {
+						if _, err := c.Commit(bg, insertInto(tb, fmt.Sprintf("%d.parquet", i))); err != nil {
+							b.Fatal(err)
+						}
+					}
+					if fold {
+						if _, err := c.FoldSprint(bg); err != nil {
+							b.Fatal(err)
+						}
+					}
+					if n, err := c.UnfoldedSlots(bg); err != nil || (fold && n != 0) || (!fold && n != uint64(slots)) {
+						b.Fatalf("unfolded slots %d (%v), fold %v", n, err, fold)
+					}
+					c.Close(bg)
+					return objstore.WithCounting(store), tb
 				}
-			}
-			c.Close(bg)
-			counting := objstore.WithCounting(store)
-			before := counting.Snapshot()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				r, err := core.OpenReadOnly(bg, counting, logOpts(func(o *core.CatalogOptions) { o.CommitLogTail = true; o.FollowLatest = true }))
-				if err != nil {
-					b.Fatal(err)
+				unfolded, tb := setup(false)
+				folded, tbf := setup(true)
+				open := func(s *objstore.CountingStore, tb core.TableID) time.Duration {
+					t0 := time.Now()
+					r, err := core.OpenReadOnly(bg, s, benchLogOpts(func(o *core.CatalogOptions) { o.CommitLogTail = true; o.FollowLatest = true }))
+					if err != nil {
+						b.Fatal(err)
+					}
+					snap, err := r.Snapshot(bg)
+					if err != nil || len(snap.DataFiles(tb)) != slots {
+						b.Fatalf("cold reader sees %v files (%v)", len(snap.DataFiles(tb)), err)
+					}
+					d := time.Since(t0)
+					r.Close(bg)
+					return d
 				}
-				s, err := r.Snapshot(bg)
-				if err != nil || len(s.DataFiles(tb)) != slots {
-					b.Fatalf("cold reader sees %v files (%v)", len(s.DataFiles(tb)), err)
+				var tu, tf time.Duration
+				bu, bf := unfolded.Snapshot(), folded.Snapshot()
+				var du, df objstore.Counts
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					tu += open(unfolded, tb)
+					du = unfolded.Snapshot().Sub(bu)
+					tf += open(folded, tbf)
+					df = folded.Snapshot().Sub(bf)
 				}
-				r.Close(bg)
-			}
-			b.StopTimer()
-			d := counting.Snapshot().Sub(before)
-			b.ReportMetric(float64(d.Reads())/float64(b.N), "gets/open")
-			b.ReportMetric(float64(d.Reads())/float64(b.N)/float64(slots), "gets/slot")
-			b.ReportMetric(float64(d.Of(objstore.OpList))/float64(b.N), "lists/open")
-		})
+				b.StopTimer()
+				n, per := float64(b.N), float64(slots)
+				msU := float64(tu.Microseconds()) / 1000 / n
+				msF := float64(tf.Microseconds()) / 1000 / n
+				b.ReportMetric(msU, "ms/open")
+				b.ReportMetric(msF, "folded-ms/open")
+				b.ReportMetric((msU-msF)/per, "ms/slot")
+				b.ReportMetric(float64(du.Reads())/n, "gets/open")
+				b.ReportMetric(float64(du.Reads())/n/per, "gets/slot")
+				b.ReportMetric(float64(du.Reads()-df.Reads())/n/per, "extra-gets/slot")
+				b.ReportMetric(float64(du.Of(objstore.OpList))/n, "lists/open")
+			})
+		}
 	}
 }

@@ -598,8 +598,22 @@ func (it *slotIter) fill(ctx context.Context) error {
 		it.reset()
 		return l.holeOrTruncated(ctx, missing, fmt.Sprintf(" (slot %d is present)", present))
 	}
+	if b, ok := l.remembered(it.next); ok {
+		// Listed, and won or read by this session: a slot object never
+		// changes once landed, so its copy is served without a GET (a
+		// cadence fold replays the slots its own session just won).
+		it.listed = it.listed[1:]
+		it.ready = []fetched{{slot: it.next, found: true, batch: b}}
+		if len(it.listed) == 0 && it.complete && !it.bounded {
+			it.atTail = true
+		}
+		return nil
+	}
 	n := 1
 	for n < len(it.listed) && n < 2*l.opts.ReadConcurrency && it.listed[n] == it.next+uint64(n) {
+		if _, ok := l.remembered(it.listed[n]); ok {
+			break // served from its copy on the next call
+		}
 		n++
 	}
 	got, err := l.fetch(ctx, it.listed[:n])

@@ -232,5 +232,7 @@
 //	tail lookup, reader poll at the tail    1 LIST page
 //	cold folder open                        1 GET (base) + 1 LIST + 1 GET per unfolded slot
 //	                                        (+ the native fence before the first fold)
+//	cadence fold in a committing session    as a cold open, minus the GETs of the
+//	                                        slots the session won or read (its copy)
 //	idle committer                          nothing
 package provider

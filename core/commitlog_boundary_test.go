@@ -137,8 +137,15 @@ func TestLogResidentStoreNeedsAProvider(t *testing.T) {
 		},
 	} {
 		err := open()
-		if !errors.Is(err, core.Migration) || !strings.Contains(err.Error(), "commit-log library") {
-			t.Fatalf("%s open of a format-10 store: %v", name, err)
+		if !errors.Is(err, core.Migration) || !strings.Contains(err.Error(), "commit-log library") || !core.NeedsCommitLog(err) {
+			t.Fatalf("%s open of a format-10 store: %v (NeedsCommitLog %v)", name, err, core.NeedsCommitLog(err))
 		}
+	}
+	// Other refusals are not this one.
+	if err := core.SetFormatForTest(bg, store, "", 99, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := core.OpenReadOnly(bg, store, core.CatalogOptions{ReaderPollInterval: -1}); !errors.Is(err, core.Migration) || core.NeedsCommitLog(err) {
+		t.Fatalf("a future format: %v (NeedsCommitLog %v)", err, core.NeedsCommitLog(err))
 	}
 }

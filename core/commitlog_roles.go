@@ -171,15 +171,6 @@ func openCommitter(ctx context.Context, store objstore.Store, opts CatalogOption
 		if base, err = l.adopt(ctx); err != nil {
 			return nil, err
 		}
-	} else if mi, err := slate.DescribeManifest(ctx, es, opts.Path); err == nil && mi.ReplayAfterWalID < base.WalBase {
-		// An adoption interrupted between its stamp landing as slot 0 and
-		// its fold: the store has folded no slot, so it lacks the stamp
-		// and a provider-less binary would still open it and write to it.
-		// Finish the adoption (a failure is let go, like any fold).
-		l.base = base
-		if _, err := l.fold(ctx); err != nil {
-			c.log.Warn("moraine: folding an adopted log's stamp into the store at open failed; continuing", "err", err)
-		}
 	}
 	l.base = base
 	poll := opts.CommitLogPollInterval
@@ -204,11 +195,21 @@ func openCommitter(ctx context.Context, store objstore.Store, opts CatalogOption
 		r.Close(ctx)
 		return nil, errorf(Corruption, "the commit log at %s is adopted but the catalog it serves has no commit-log origin", ls)
 	}
-	// A long unfolded tail costs every cold open one GET per slot: fold it
-	// first.
-	if n, err := c.unfolded(ctx); err == nil && l.c.opts.foldSlots() > 0 && n > l.c.opts.foldSlots() {
+	// Fold first when the store has folded no slot yet: an adoption was
+	// interrupted between its stamp landing as slot 0 and its fold, so the
+	// store lacks the stamp and a provider-less binary would still open it
+	// and write to it. Fold first, too, when the unfolded tail is long: it
+	// costs every cold open one GET per slot. A failure is let go, like
+	// any fold.
+	folded := r.ReplayAfterWalID()
+	needFold := folded < base.WalBase
+	if fs := opts.foldSlots(); !needFold && fs > 0 {
+		n, err := c.unfoldedAfter(ctx, folded)
+		needFold = err == nil && n > fs
+	}
+	if needFold {
 		if _, err := l.fold(ctx); err != nil {
-			c.log.Warn("moraine: folding the commit log's long tail at open failed; continuing", "err", err)
+			c.log.Warn("moraine: folding the commit log at open failed; continuing", "err", err)
 		} else if err := r.Refresh(ctx); err != nil {
 			r.Close(ctx)
 			return nil, storeErr(err, "refreshing after the open's fold")
@@ -378,16 +379,20 @@ func (c *Catalog) UnfoldedSlots(ctx context.Context) (uint64, error) {
 }
 
 func (c *Catalog) unfolded(ctx context.Context) (uint64, error) {
+	mi, err := slate.DescribeManifest(ctx, c.store, c.opts.Path)
+	if err != nil {
+		return 0, storeErr(err, "reading the store's replay point")
+	}
+	return c.unfoldedAfter(ctx, mi.ReplayAfterWalID)
+}
+
+// unfoldedAfter counts the slots past a store whose replay point is folded.
+func (c *Catalog) unfoldedAfter(ctx context.Context, folded uint64) (uint64, error) {
 	l := c.clog
 	tail, ok, err := l.committer.Tail(ctx)
 	if err != nil || !ok {
 		return 0, logErr(err, "listing the commit log")
 	}
-	mi, err := slate.DescribeManifest(ctx, c.store, c.opts.Path)
-	if err != nil {
-		return 0, storeErr(err, "reading the store's replay point")
-	}
-	folded := mi.ReplayAfterWalID
 	if folded < l.base.WalBase {
 		return tail + 1, nil
 	}
@@ -473,11 +478,8 @@ func (s *logSession) land(ctx context.Context, b *preparedBatch) (*lostRace, err
 		return nil, logErr(err, "offering slot %d", slot)
 	}
 	if !res.Won {
-		for _, lb := range res.Landed {
-			if err := checkLogBatch(l.base, lb); err != nil {
-				return nil, err
-			}
-		}
+		// catchUp refuses a winner breaking the head-stamp rule (applySlot
+		// checks it; a committer's reader is checked).
 		if err := s.catchUp(ctx, res.Landed); err != nil {
 			return nil, err
 		}

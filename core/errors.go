@@ -66,6 +66,16 @@ type Error struct {
 	Kind Kind
 	Msg  string
 	Err  error // cause, if any
+
+	needsLog bool // a log-resident catalog refused for want of a provider
+}
+
+// NeedsCommitLog reports whether err is the refusal a log-resident catalog
+// gives an open without a commit-log provider (kind Migration): opening it
+// again with a provider (CatalogOptions.CommitLog) is the way in.
+func NeedsCommitLog(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.needsLog
 }
 
 func (e *Error) Error() string {

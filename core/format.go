@@ -96,7 +96,9 @@ func refuseLogResident(f *formatRecord, needs string) error {
 	} else if f.Origin != nil {
 		kind += fmt.Sprintf(", commit_log_batch_origin %d", *f.Origin)
 	}
-	return errorf(Migration, "the catalog is log-resident (%s): %s %s, and this process has none: use a moraine build that links the commit-log library", kind, needs, commitLogLibrary)
+	e := errorf(Migration, "the catalog is log-resident (%s): %s %s, and this process has none: use a moraine build that links the commit-log library", kind, needs, commitLogLibrary)
+	e.needsLog = true
+	return e
 }
 
 // validateFormat is validate_format, run by every open path, in this

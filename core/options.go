@@ -21,9 +21,10 @@ type CatalogOptions struct {
 	FlushInterval time.Duration
 
 	// ReaderPollInterval is the freshness bound of a read-only handle: how
-	// often it looks for new commits (default 10 s), and no read is served
-	// a state older than it (a read arriving when the last poll started
-	// longer ago polls first). It also applies to the commit log's readers.
+	// often it looks for new commits (default 10 s). A read arriving when
+	// the last poll is overdue (a tick half an interval late; a lazy commit-
+	// log reader's idle spell) polls first, so reads stay within it. It also
+	// applies to the commit log's readers.
 	ReaderPollInterval time.Duration
 
 	// Checkpoint pins a read-only open to an engine checkpoint (UUID). A

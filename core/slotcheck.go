@@ -6,8 +6,9 @@ package core
 // stamp whose batch counter is the origin plus the slot number; slot 0 (the
 // adoption stamp) carries none. A slot breaking the rule would make every
 // later commit race a taken slot (its prepared head one behind), which
-// looks like endless contention, so whatever folds or serves slots refuses
-// it as Corruption instead, naming the slot.
+// looks like endless contention, so whatever folds slots or serves them to
+// a committer refuses it as Corruption instead, naming the slot. (A
+// read-only open never commits: its reader is not checked.)
 
 import (
 	"bytes"

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -72,16 +71,18 @@ flags:
 
 	step("opening the lake at %s (read-write; created if empty)", abs)
 	opts := core.CatalogOptions{DataPath: filepath.Join(abs, "data") + "/"}
-	cat, err := core.Open(ctx, store, opts)
-	if errors.Is(err, core.Migration) && strings.Contains(err.Error(), "commit-log") {
+	// Look first with a reader that writes nothing: a provider-less
+	// read-write open of an adopted lake would claim the writer epoch (and
+	// fence a process holding the store) before being refused.
+	if probe, err := core.OpenReadOnly(ctx, store, core.CatalogOptions{FollowLatest: true, ReaderPollInterval: -1}); err == nil {
+		probe.Close(ctx)
+	} else if core.NeedsCommitLog(err) {
 		// An adopted (log-resident) lake: commit through the in-tree
 		// commit log, as any number of processes may.
 		opts.CommitLog = provider.New(provider.Options{})
-		cat, err = core.Open(ctx, store, opts)
-		if err == nil {
-			step("the lake is log-resident (adopted): committing through the in-tree commit log")
-		}
+		step("the lake is log-resident (adopted): committing through the in-tree commit log")
 	}
+	cat, err := core.Open(ctx, store, opts)
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ func runInspect(ctx context.Context, args []string, out io.Writer) error {
 	}
 	opts := core.CatalogOptions{Path: sf.path, FollowLatest: true, ReaderPollInterval: -1}
 	cat, err := core.OpenReadOnly(ctx, store, opts)
-	if errors.Is(err, core.Migration) && strings.Contains(err.Error(), "commit-log") {
+	if core.NeedsCommitLog(err) {
 		// A log-resident lake: read it through the in-tree commit log,
 		// tailing it so the listing includes unfolded slots.
 		opts.CommitLog, opts.CommitLogTail = provider.New(provider.Options{}), true

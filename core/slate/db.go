@@ -566,8 +566,12 @@ func (db *DB) flushImm(ctx context.Context, imm *memtable) error {
 	// and the PUT one step. The SST then uploaded is never referenced (the
 	// CAS below fails with ErrFenced) and GC deletes it once it is older
 	// than MinAge and below the newest L0 or marker of the live writer.
-	if err := db.mh.refresh(ctx); err != nil {
+	// Only fencing stops the flush here: any other failure of this check
+	// is logged and the upload goes on (the CAS below still fences).
+	if err := db.mh.refresh(ctx); errors.Is(err, ErrFenced) {
 		return err
+	} else if err != nil {
+		db.log.Warn("slate: could not re-read the manifest before an L0 upload; uploading anyway (the publish still checks the epoch)", "err", err)
 	}
 	// Above every L0 and the marker this writer knows (it published all of
 	// them): GC's cutoff never passes an L0 uploaded but not yet published.

@@ -51,8 +51,9 @@ type ReaderOptions struct {
 	Checkpoint uuid.UUID
 	// PollInterval: how often the reader looks for new data (default 10s;
 	// negative: only on Refresh). It is also the staleness bound: a read
-	// arriving when the last poll started longer ago than this (a tick
-	// delayed, or a Lazy reader's idle spell) polls before it is served.
+	// arriving when the last poll started longer ago than this (a Lazy
+	// reader's idle spell), or 1.5 times this for an eager reader (a tick
+	// delayed), polls before it is served.
 	PollInterval time.Duration
 	// CheckpointLifetime of a managed checkpoint (default 10 min). The
 	// reader's poll loop replaces it with a fresh one once half of it has
@@ -464,15 +465,24 @@ func (r *Reader) refreshLocked(ctx context.Context) error {
 }
 
 // fresh runs before every read. It flags the read for a Lazy reader's
-// next tick, and when the last poll started more than PollInterval ago (a
-// Lazy reader nothing read for a while, or a tick delayed on a busy
-// machine) it polls now, so no read is served staler than PollInterval.
+// next tick, and when the last poll started longer ago than the staleness
+// bound (PollInterval for a Lazy reader nothing read for a while; 1.5
+// times it for an eager reader whose tick is late on a busy machine) it
+// polls now, so no read is served staler than that.
 func (r *Reader) fresh(ctx context.Context) error {
 	r.readSince.Store(true)
 	if r.ropts.Mode == ReaderPinned || r.ropts.PollInterval <= 0 {
 		return nil
 	}
-	stale := func() bool { return time.Since(r.opened)-time.Duration(r.polledAt.Load()) > r.ropts.PollInterval }
+	// A Lazy reader polls only after reads, so the bound is the interval
+	// itself. An eager one's ticks keep it within the interval; the read
+	// steps in only once a tick is half an interval late, so it does not
+	// race the tick that is about to poll anyway.
+	bound := r.ropts.PollInterval
+	if !r.ropts.Lazy {
+		bound += bound / 2
+	}
+	stale := func() bool { return time.Since(r.opened)-time.Duration(r.polledAt.Load()) > bound }
 	if !stale() {
 		return nil
 	}

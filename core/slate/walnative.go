@@ -538,9 +538,6 @@ func (w *nativeWriter) uploadAll() bool {
 // and replay reads a fence as an empty file). Anything else is treated as
 // fencing, as before.
 func (w *nativeWriter) takenByLosingOpener(id uint64) (bool, error) {
-	if w.m == nil {
-		return false, nil
-	}
 	ctx := context.Background()
 	if err := w.m.Refresh(ctx); err != nil {
 		return false, err

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/moraine-go/moraine/core"
 	"github.com/moraine-go/moraine/core/objstore"
@@ -277,13 +278,22 @@ func TestTruncation(t *testing.T) {
 		const path = "db"
 		base := nativeStore(t, st, path)
 		p := New(testOpts())
-		c := adopt(t, p, st, path, base, 3)
+		c := adopt(t, p, st, path, base, 2)
 		hooked := &uploadHook{Store: st}
 		db, err := slate.Open(bg, hooked, path, engineOpts(slate.WithWalWriter(p.WriterInit(st, path)), slate.WithWalGC(p.GC(st, path)))...)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer db.Close(bg)
+		// The open froze the replayed slots and flushes them in the
+		// background: let that upload finish before arming the hook, so the
+		// armed upload is the one of the memtable holding slot 3.
+		for deadline := time.Now().Add(30 * time.Second); db.Stats().FrozenMemtables > 0; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the open's frozen memtable never reached L0")
+			}
+		}
+		land(t, c, db, base, 3)
 		// Flush at slot 3 while slot 4 is applied during the table's upload
 		// (after the freeze, before the manifest update): the manifest then
 		// says "replay after slot 3, WAL ids used through slot 4", a range a

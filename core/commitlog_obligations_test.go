@@ -395,12 +395,7 @@ func TestCommitterSessionRecordsEveryWriteItIsHandedAndCommitsNoneOfIt(t *testin
 			if after := writerManifest(t, store); after != manifest {
 				t.Fatalf("the store's manifest moved under a committer: %+v -> %+v", manifest, after)
 			}
-			r, err := slate.OpenReader(bg, store, "", slate.ReaderOptions{Mode: slate.ReaderFollowLatest, PollInterval: -1},
-				slate.WithWalReader(&emptyLog{spy: &spyProvider{}}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close(bg)
+			r := storeAlone(t, store)
 			for k, isDel := range want {
 				// What the slot puts is not in the store; what it deletes is
 				// still there.

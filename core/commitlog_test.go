@@ -140,12 +140,7 @@ func TestCommitterWritesNothingIntoTheStoreItReads(t *testing.T) {
 		t.Fatalf("the committer wrote into the store's WAL or tables:\nbefore %s\nafter  %s", before, after)
 	}
 	// Read the store alone (no log): none of the five schemas is in it.
-	r, err := slate.OpenReader(bg, store, "", slate.ReaderOptions{Mode: slate.ReaderFollowLatest, PollInterval: -1},
-		slate.WithWalReader(&emptyLog{spy: &spyProvider{}}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close(bg)
+	r := storeAlone(t, store)
 	v, ok, err := r.Get(bg, keys.NameDir(keys.NameSchema, 0, "s0"))
 	if err != nil || ok {
 		t.Fatalf("the store itself holds the committer's schema (%q, %v, %v)", v, ok, err)
@@ -339,4 +334,17 @@ func TestIdleCommitterAndTailingReaderMakeNoRequests(t *testing.T) {
 	if len(snap(t, c).DataFiles(id)) != 1 {
 		t.Fatal("the committer's read was not served the peer's slot")
 	}
+}
+
+// storeAlone reads the store by itself (an empty log plugged in): what the
+// store holds without any slot.
+func storeAlone(t *testing.T, store objstore.Store) *slate.Reader {
+	t.Helper()
+	r, err := slate.OpenReader(bg, store, "", slate.ReaderOptions{Mode: slate.ReaderFollowLatest, PollInterval: -1},
+		slate.WithWalReader(&emptyLog{spy: &spyProvider{}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(bg) })
+	return r
 }

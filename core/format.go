@@ -86,17 +86,22 @@ func checkKnownFormat(f *formatRecord) error {
 	return nil
 }
 
-// refuseLogResident is the refusal a log-resident catalog gets from a path
-// without a commit-log provider; needs says what was attempted and why it
-// needs the library ("opening it needs").
-func refuseLogResident(f *formatRecord, needs string) error {
+// logResidentKind names a log-resident catalog's format as refusals do.
+func (f *formatRecord) logResidentKind() string {
 	kind := "format 10, a legacy log-resident catalog"
 	if f.Format != FormatLegacyLog {
 		kind = fmt.Sprintf("format %d with commit_log_batch_origin %d", f.Format, *f.Origin)
 	} else if f.Origin != nil {
 		kind += fmt.Sprintf(", commit_log_batch_origin %d", *f.Origin)
 	}
-	e := errorf(Migration, "the catalog is log-resident (%s): %s %s, and this process has none: use a moraine build that links the commit-log library", kind, needs, commitLogLibrary)
+	return kind
+}
+
+// refuseLogResident is the refusal a log-resident catalog gets from a path
+// without a commit-log provider; needs says what was attempted and why it
+// needs the library ("opening it needs").
+func refuseLogResident(f *formatRecord, needs string) error {
+	e := errorf(Migration, "the catalog is log-resident (%s): %s %s, and this process has none: use a moraine build that links the commit-log library", f.logResidentKind(), needs, commitLogLibrary)
 	e.needsLog = true
 	return e
 }

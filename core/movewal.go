@@ -82,19 +82,10 @@ func MoveWalStore(ctx context.Context, store, to objstore.Store, opts MoveWalOpt
 	if to == nil {
 		to = store
 	}
-	ident := func(s objstore.Store) string {
-		if s == nil || s.String() == store.String() {
-			return ""
-		}
-		return s.String()
-	}
-	rep := WalMoveReport{From: ident(o.WalStore), To: ident(to)}
+	rep := WalMoveReport{From: walStoreID(store, o.WalStore), To: walStoreID(store, to)}
 	es := engineStore(store, o)
-	// Probe first: the engine's writer would create an empty database where
-	// there is none.
-	if _, err := slate.ListCheckpoints(ctx, es, o.Path); err != nil {
-		return rep, moveOpenErr(err, store, o, "")
-	}
+	// A reader first: it writes nothing, refuses a store with no catalog
+	// (the engine's writer would create one) and runs the format check.
 	if _, _, err := moveCheckFormat(ctx, es, store, o); err != nil {
 		return rep, err
 	}
@@ -136,6 +127,15 @@ func MoveWalStore(ctx context.Context, store, to objstore.Store, opts MoveWalOpt
 	return rep, nil
 }
 
+// walStoreID identifies a WAL store as reports do: "" for the catalog's
+// own store (or none), else the store's URI.
+func walStoreID(store, wal objstore.Store) string {
+	if wal == nil || wal.String() == store.String() {
+		return ""
+	}
+	return wal.String()
+}
+
 func walStoreName(id string) string {
 	if id == "" {
 		return "the catalog's own store"
@@ -160,11 +160,7 @@ func moveOpenErr(err error, store objstore.Store, o CatalogOptions, walStore str
 func moveCheckFormat(ctx context.Context, es, store objstore.Store, o CatalogOptions) (*formatRecord, Head, error) {
 	r, err := slate.OpenReader(ctx, es, o.Path, slate.ReaderOptions{Mode: slate.ReaderFollowLatest, PollInterval: -1}, engineOptions(o)...)
 	if err != nil {
-		id := ""
-		if o.WalStore != nil && o.WalStore.String() != store.String() {
-			id = o.WalStore.String()
-		}
-		return nil, Head{}, moveOpenErr(err, store, o, id)
+		return nil, Head{}, moveOpenErr(err, store, o, walStoreID(store, o.WalStore))
 	}
 	defer r.Close(ctx)
 	f, ok, err := readFormat(ctx, r)
@@ -192,11 +188,5 @@ func moveCheckFormat(ctx context.Context, es, store objstore.Store, o CatalogOpt
 // refuseMoveLogResident names the catalog as validate_format's refusal
 // does, and says why the move refuses it even where a provider exists.
 func refuseMoveLogResident(f *formatRecord) error {
-	kind := "format 10, a legacy log-resident catalog"
-	if f.Format != FormatLegacyLog {
-		kind = fmt.Sprintf("format %d with commit_log_batch_origin %d", f.Format, *f.Origin)
-	} else if f.Origin != nil {
-		kind += fmt.Sprintf(", commit_log_batch_origin %d", *f.Origin)
-	}
-	return errorf(Migration, "the catalog is log-resident (%s): its commit log lives in its WAL store, and moving the WAL store opens the store without a commit-log provider (RFC 0024), which a log-resident catalog refuses: such a lake keeps the WAL store it was adopted with", kind)
+	return errorf(Migration, "the catalog is log-resident (%s): its commit log lives in its WAL store, and moving the WAL store opens the store without a commit-log provider (RFC 0024), which a log-resident catalog refuses: such a lake keeps the WAL store it was adopted with", f.logResidentKind())
 }

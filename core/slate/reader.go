@@ -113,7 +113,7 @@ type Reader struct {
 	tailedOnce bool
 	readSince  atomic.Bool  // Lazy: a read happened since the last poll
 	opened     time.Time    // OpenReader's start: the monotonic origin of polledAt
-	polledAt   atomic.Int64 // when the last successful poll started, as time since opened (written under refreshMu)
+	polledAt   atomic.Int64 // when the last successful poll started, as time since opened (0: the open; written under refreshMu)
 	checkpoint uuid.UUID    // managed mode
 	cpExpires  time.Time
 	progress   chan struct{}
@@ -196,7 +196,6 @@ func OpenReader(ctx context.Context, store objstore.Store, root string, ropts Re
 		r.dropCheckpoint(ctx)
 		return nil, err
 	}
-	r.polledAt.Store(int64(start.Sub(r.opened)))
 	switch {
 	case ropts.Mode == ReaderPinned:
 	case ropts.PollInterval > 0:

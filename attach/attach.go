@@ -104,11 +104,12 @@ const (
 const maxMillis = 24 * 60 * 60 * 1000
 
 type spec struct {
-	name string
-	kind kind
-	min  int64 // kindMillis
-	doc  string
-	set  func(c *Config, v parsed)
+	name   string
+	kind   kind
+	min    int64 // kindMillis
+	secret bool  // a credential: its value never appears in a message
+	doc    string
+	set    func(c *Config, v parsed)
 }
 
 // parsed is a checked value.
@@ -139,11 +140,11 @@ var specs = []spec{
 		set: func(c *Config, v parsed) { c.S3.Endpoint = v.s }},
 	{name: "S3_REGION", kind: kindString, doc: "S3 region",
 		set: func(c *Config, v parsed) { c.S3.Region = v.s }},
-	{name: "S3_KEY_ID", kind: kindString, doc: "S3 access key id",
+	{name: "S3_KEY_ID", kind: kindString, secret: true, doc: "S3 access key id",
 		set: func(c *Config, v parsed) { c.S3.AccessKeyID = v.s }},
-	{name: "S3_SECRET", kind: kindString, doc: "S3 secret access key",
+	{name: "S3_SECRET", kind: kindString, secret: true, doc: "S3 secret access key",
 		set: func(c *Config, v parsed) { c.S3.SecretAccessKey = v.s }},
-	{name: "S3_SESSION_TOKEN", kind: kindString, doc: "S3 session token",
+	{name: "S3_SESSION_TOKEN", kind: kindString, secret: true, doc: "S3 session token",
 		set: func(c *Config, v parsed) { c.S3.SessionToken = v.s }},
 	{name: "S3_URL_STYLE", kind: kindURLStyle, doc: "S3 addressing: 'path' or 'vhost'",
 		set: func(c *Config, v parsed) { c.S3.URLStyle = v.s }},
@@ -171,7 +172,16 @@ func Describe(name string) string {
 	return s.accepted() + ": " + s.doc
 }
 
+// MetaPrefix is the prefix DuckLake users put before a metadata catalog's
+// options (ATTACH 'ducklake:moraine:...' (META_READER_POLL_INTERVAL_MS 100));
+// DuckLake strips it before it attaches moraine, and an option given with
+// it directly is read as the option without it.
+const MetaPrefix = "META_"
+
 func lookup(name string) *spec {
+	if len(name) > len(MetaPrefix) && strings.EqualFold(name[:len(MetaPrefix)], MetaPrefix) {
+		name = name[len(MetaPrefix):]
+	}
 	for i := range specs {
 		if strings.EqualFold(specs[i].name, name) {
 			return &specs[i]
@@ -218,7 +228,15 @@ func Render(v any) string {
 }
 
 func (s *spec) bad(v any) error {
-	return invalid("attach option %s: %s is not accepted (accepted: %s)", s.name, Render(v), s.accepted())
+	return invalid("attach option %s: %s is not accepted (accepted: %s)", s.name, s.render(v), s.accepted())
+}
+
+// render shows a value in a message; a credential's value is never shown.
+func (s *spec) render(v any) string {
+	if s.secret {
+		return "the value given"
+	}
+	return Render(v)
 }
 
 // asInt reads an integer value (a Go integer or a string of digits).
@@ -313,7 +331,7 @@ func (s *spec) parse(v any) (parsed, error) {
 		str = id.String()
 	case kindStoreURI:
 		if err := CheckStoreURI(str); err != nil {
-			return parsed{}, invalid("attach option %s: %s is not accepted: %s", s.name, Render(v), err)
+			return parsed{}, invalid("attach option %s: %s is not accepted: %s", s.name, s.render(v), err)
 		}
 	case kindURLStyle:
 		str = strings.ToLower(strings.TrimSpace(str))
@@ -428,6 +446,10 @@ type Attached struct {
 	Catalog  *core.Catalog
 	Store    objstore.Store
 	WalStore objstore.Store // nil without WAL_STORE
+	// Requests counts the requests the catalog made to Store and WalStore
+	// (both are wrapped): what an operator or a test reads to see what an
+	// attach costs.
+	Requests, WalRequests *objstore.CountingStore
 }
 
 // Role is the attach's role, as the catalog handle reports it (a holder,
@@ -470,17 +492,21 @@ func (c *Config) Open(ctx context.Context) (*Attached, error) {
 		return nil, err
 	}
 	opts := c.Catalog
-	a := &Attached{Config: c, Store: store}
+	a := &Attached{Config: c, Requests: objstore.WithCounting(store)}
+	a.Store = a.Requests
 	if c.WalStore != "" {
-		if a.WalStore, err = c.OpenStore(ctx, c.WalStore); err != nil {
+		wal, err := c.OpenStore(ctx, c.WalStore)
+		if err != nil {
 			return nil, err
 		}
+		a.WalRequests = objstore.WithCounting(wal)
+		a.WalStore = a.WalRequests
 		opts.WalStore = a.WalStore
 	}
 	if c.ReadOnly {
-		a.Catalog, err = core.OpenReadOnly(ctx, store, opts)
+		a.Catalog, err = core.OpenReadOnly(ctx, a.Store, opts)
 	} else {
-		a.Catalog, err = core.Open(ctx, store, opts)
+		a.Catalog, err = core.Open(ctx, a.Store, opts)
 	}
 	if err != nil {
 		return nil, err

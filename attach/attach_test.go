@@ -254,3 +254,60 @@ func TestOpenErrorsAreTyped(t *testing.T) {
 	}
 	a.Close(ctx)
 }
+
+// DuckLake users write META_<option>; DuckLake strips the prefix, and an
+// option given with it directly is the option without it.
+func TestParseMetaPrefix(t *testing.T) {
+	c, err := Parse("memory://x", opts("META_READER_POLL_INTERVAL_MS", int64(40), "meta_read_only", true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Catalog.ReaderPollInterval != 40*time.Millisecond || !c.ReadOnly {
+		t.Fatalf("META_ options not applied: %+v", c)
+	}
+	if _, err := Parse("memory://x", opts("read_only", true, "META_READ_ONLY", true)); err == nil || !strings.Contains(err.Error(), "more than once") {
+		t.Fatalf("READ_ONLY and META_READ_ONLY together: %v, want given more than once", err)
+	}
+	if _, err := Parse("memory://x", opts("META_", true)); err == nil || !strings.Contains(err.Error(), `unknown attach option "META_"`) {
+		t.Fatalf("bare META_: %v", err)
+	}
+}
+
+// A refused credential is named, its value never shown.
+func TestParseNeverShowsCredentials(t *testing.T) {
+	for _, name := range []string{"S3_SECRET", "S3_KEY_ID", "S3_SESSION_TOKEN"} {
+		const value = "AKIA-do-not-print-me"
+		_, err := Parse("s3://b/p", opts(name, []byte(value)))
+		if err == nil {
+			t.Fatalf("%s given a BLOB was accepted", name)
+		}
+		if strings.Contains(err.Error(), "do-not-print") || strings.Contains(err.Error(), "BLOB of") {
+			t.Fatalf("%s: the message shows the value: %v", name, err)
+		}
+		if !strings.Contains(err.Error(), name) {
+			t.Fatalf("%s: the message does not name the option: %v", name, err)
+		}
+		if _, err := Parse("s3://b/p", opts(name, int64(12345678))); err == nil || strings.Contains(err.Error(), "12345678") {
+			t.Fatalf("%s given an integer: %v", name, err)
+		}
+	}
+}
+
+// Open counts every request the catalog makes.
+func TestOpenCountsRequests(t *testing.T) {
+	c, err := Parse(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := c.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(context.Background())
+	if got := a.Requests.Snapshot().Total(); got == 0 {
+		t.Fatal("an open that created a lake counted no request")
+	}
+	if a.WalRequests != nil {
+		t.Fatal("WalRequests set without WAL_STORE")
+	}
+}

@@ -67,6 +67,7 @@ type Catalog struct {
 
 	mu      sync.Mutex
 	closed  bool
+	empty   bool // opened with LeaveEmpty on an empty store: no lake
 	held    *CatalogSnapshot // the head state: folded forward by commits (read-write), cached by stamp (read-only)
 	queue   []*commitReq
 	leading bool
@@ -125,6 +126,10 @@ func openWriter(ctx context.Context, store objstore.Store, opts CatalogOptions) 
 	if err != nil {
 		db.Close(ctx)
 		return nil, err
+	}
+	if !ok && opts.LeaveEmpty {
+		c.empty = true
+		return c, nil
 	}
 	if !ok {
 		if err := c.bootstrap(ctx); err != nil {
@@ -289,7 +294,18 @@ func (c *Catalog) checkOpen() error {
 	if c.closed {
 		return errorf(InvalidArgument, "the catalog handle is closed")
 	}
+	if c.empty {
+		return errorf(NotFound, "the store holds no lake yet (opened with LeaveEmpty)")
+	}
 	return nil
+}
+
+// HasLake reports whether the handle holds a lake: false only for a
+// read-write open with LeaveEmpty of a store that was empty.
+func (c *Catalog) HasLake() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.empty
 }
 
 // Snapshot returns the catalog at its head. A read-write handle serves its

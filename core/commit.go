@@ -43,6 +43,9 @@ func (c *Catalog) Commit(ctx context.Context, fn func(*Transaction) error) (Snap
 		return 0, errorf(InvalidArgument, "the catalog was opened read-only; open it read-write to commit")
 	}
 	req := &commitReq{fn: fn, done: make(chan commitResult, 1)}
+	if err := c.checkOpen(); err != nil {
+		return 0, err
+	}
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()

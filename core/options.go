@@ -42,6 +42,14 @@ type CatalogOptions struct {
 	DataPath  string
 	Encrypted bool
 
+	// LeaveEmpty makes a read-write open of an empty store leave it empty
+	// instead of writing genesis: the handle holds no lake (HasLake is
+	// false) and every read or commit is refused with NotFound. The DuckDB
+	// storage extension opens this way, because DuckLake decides whether to
+	// create a lake by looking at the store. Single-writer path only: with
+	// a commit-log provider the open creates the catalog as usual.
+	LeaveEmpty bool
+
 	// WalStore keeps the engine's WAL (or the commit log) in another object
 	// store, for example a low-latency bucket. It must stay the same for the
 	// catalog's lifetime unless moved with MoveWalStore.

@@ -92,13 +92,27 @@ typedef struct moraine_s3_config {
  * commit waits); MORAINE_FLUSH_CONTINUOUS asks for that explicitly. */
 #define MORAINE_FLUSH_CONTINUOUS UINT64_MAX
 
-/* Commit-log options (RFC 0024). Without a commit-log provider registered
- * in the process (this library registers none) tail and poll_interval_ms
- * are checked and carried but have no effect; reader_poll_interval_ms
- * always applies.
+/* An attach option as the host received it: a name (any case; a META_
+ * prefix, as DuckLake users write it, is ignored) and its value (BOOLEAN,
+ * BIGINT, UBIGINT or VARCHAR; NULL is refused). */
+typedef struct moraine_value moraine_value;
+typedef struct moraine_option {
+	const char *name;
+	const struct moraine_value *value;
+} moraine_option;
+
+/* moraine_commit_log_options.flags */
+#define MORAINE_ATTACH_LEAVE_EMPTY 1u /* a read-write attach of an empty store writes no genesis: the handle
+                                       * holds no lake (moraine_txn_tables lists none) */
+
+/* Commit-log options (RFC 0024), and since version 2 the host's attach
+ * options. Without a commit-log provider registered in the process (the
+ * plain build registers none) tail and poll_interval_ms are checked and
+ * carried but have no effect; reader_poll_interval_ms always applies.
  *
  *   size                     set to sizeof(moraine_commit_log_options); lets
- *                            later versions append fields
+ *                            later versions append fields (version 1 ends
+ *                            at wal_store)
  *   tail                     a read-only attach tails the commit log
  *                            (COMMIT_LOG_TAIL; needs read_only)
  *   poll_interval_ms         a committer's commit-log poll
@@ -107,13 +121,23 @@ typedef struct moraine_s3_config {
  *   reader_poll_interval_ms  how often a reader looks for new commits
  *                            (READER_POLL_INTERVAL_MS; 0 = not given: 10 s)
  *   wal_store                store URI for the WAL / commit log (WAL_STORE;
- *                            NULL = none), opened with the same S3 settings */
+ *                            NULL = none), opened with the same S3 settings
+ *   option_count, options    (version 2) every further attach option, by
+ *                            name, checked by the same rules as the SQL
+ *                            attach: an unknown name or a bad value is
+ *                            refused naming it and what is accepted, and an
+ *                            option given twice (here and as an argument)
+ *                            is refused. Read during the call only.
+ *   flags                    (version 2) MORAINE_ATTACH_* */
 typedef struct moraine_commit_log_options {
 	uint32_t size;
 	bool tail;
 	uint64_t poll_interval_ms;
 	uint64_t reader_poll_interval_ms;
 	const char *wal_store;
+	uint64_t option_count;
+	const moraine_option *options;
+	uint32_t flags;
 } moraine_commit_log_options;
 
 /* Attaches the lake at path (a store URI: /abs/dir, ./dir, file:///dir,
@@ -163,6 +187,104 @@ typedef struct moraine_info {
 
 /* Fills *out (not NULL) with the attached lake's role, format and head. */
 int32_t moraine_catalog_info(moraine_catalog catalog, moraine_info *out, moraine_error *err);
+
+/* What moraine_catalog_requests reports: the object-store requests the
+ * attach made so far, by kind, as a table (free with moraine_table_free) of
+ * columns store (VARCHAR: 'lake', or 'wal' for WAL_STORE), op (VARCHAR:
+ * get, get-range, head, list, put, put-if-absent, put-if-match, delete) and
+ * requests (BIGINT). */
+typedef struct moraine_table moraine_table;
+int32_t moraine_catalog_requests(moraine_catalog catalog, moraine_table **out, moraine_error *err);
+
+/* ---- The storage extension: transactions, tables, scans -----------------
+ * The C++ catalog of the DuckDB v1.4.4 storage extension drives these. A
+ * transaction pins the lake's head when it begins: its table list and every
+ * scan read that one head (DuckLake 0.3's metadata tables, see package
+ * ducklake), so a commit landing meanwhile is seen by the next transaction
+ * only. Pinning an unchanged head makes no object-store request. */
+
+/* A DuckDB transaction on an attached lake. */
+typedef uint64_t moraine_txn;
+
+/* Begins a transaction on catalog: pins its current head. */
+int32_t moraine_txn_begin(moraine_catalog catalog, moraine_txn *out, moraine_error *err);
+
+/* Ends a transaction and releases its handle (0 is ignored). */
+void moraine_txn_end(moraine_txn txn);
+
+/* A column of a table: its name and DuckDB type (text DuckDB's type parser
+ * reads, e.g. "BIGINT", "STRUCT(\"x\" DOUBLE)"), and whether it is NOT NULL. */
+typedef struct moraine_column_def {
+	const char *name;
+	const char *type;
+	bool not_null;
+} moraine_column_def;
+
+/* A table: name, columns, the index of its PRIMARY KEY column (-1: none). */
+typedef struct moraine_table_def {
+	const char *name;
+	uint64_t column_count;
+	const moraine_column_def *columns;
+	int64_t primary_key;
+} moraine_table_def;
+
+/* The tables a transaction sees. has_lake is false for a store that holds
+ * no lake yet (no tables then). One allocation owned by the caller: free it
+ * with moraine_table_list_free. */
+typedef struct moraine_table_list {
+	bool has_lake;
+	uint64_t head_snapshot;
+	uint64_t table_count;
+	const moraine_table_def *tables;
+} moraine_table_list;
+
+/* Lists the tables of schema main at the transaction's head. */
+int32_t moraine_txn_tables(moraine_txn txn, moraine_table_list **out, moraine_error *err);
+
+/* Frees a table list (NULL is ignored). */
+void moraine_table_list_free(moraine_table_list *list);
+
+/* A scan of one table. */
+typedef uint64_t moraine_scan;
+
+/* A projected column index meaning DuckDB's rowid: the row's index in the
+ * table at the transaction's head, stable for the transaction. */
+#define MORAINE_COLUMN_ROWID UINT64_MAX
+
+/* Filter operators: column <op> value; IS_NULL / IS_NOT_NULL take no value. */
+#define MORAINE_FILTER_EQ 1
+#define MORAINE_FILTER_NE 2
+#define MORAINE_FILTER_LT 3
+#define MORAINE_FILTER_LE 4
+#define MORAINE_FILTER_GT 5
+#define MORAINE_FILTER_GE 6
+#define MORAINE_FILTER_IS_NULL 7
+#define MORAINE_FILTER_IS_NOT_NULL 8
+
+/* A filter on a column (its index in the table), value BIGINT, UBIGINT,
+ * VARCHAR or BOOLEAN. Filters are hints: the scan skips only rows a filter
+ * certainly rejects, and the host applies its filters to what it returns. */
+typedef struct moraine_filter {
+	uint64_t column;
+	int32_t op;
+	const struct moraine_value *value;
+} moraine_filter;
+
+/* Opens a scan of the named table at the transaction's head, returning the
+ * columns listed (indexes into the table's columns, or
+ * MORAINE_COLUMN_ROWID). Arrays are read during the call only. */
+int32_t moraine_scan_open(moraine_txn txn, const char *table, const uint64_t *columns, uint64_t column_count,
+                          const moraine_filter *filters, uint64_t filter_count, moraine_scan *out, moraine_error *err);
+
+/* Returns the next rows (at most max_rows; 0 means 2048) in *out, one
+ * column per projected column in order; a table of zero rows at the end.
+ * Each column's MORAINE_TYPE_* is chosen per batch from the values; the
+ * host casts it to the column's declared type. Free *out with
+ * moraine_table_free. */
+int32_t moraine_scan_next(moraine_scan scan, uint64_t max_rows, moraine_table **out, moraine_error *err);
+
+/* Releases a scan (0 is ignored). */
+void moraine_scan_close(moraine_scan scan);
 
 /* ---- The SQL function interface ----------------------------------------
  * The table functions the DuckDB extension registers (moraine_attach,

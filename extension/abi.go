@@ -14,6 +14,8 @@ import (
 	"github.com/moraine-go/moraine/attach"
 	"github.com/moraine-go/moraine/core"
 	"github.com/moraine-go/moraine/extension/internal/codes"
+	"github.com/moraine-go/moraine/extension/internal/sqlfn"
+	"github.com/moraine-go/moraine/extension/internal/storage"
 )
 
 // setError fills *err (when not NULL) and returns the code. The message is
@@ -42,9 +44,11 @@ func goStr(s C.moraine_cstr) string {
 	return C.GoString((*C.char)(unsafe.Pointer(s)))
 }
 
-// attachedCatalog is what a moraine_catalog handle holds.
+// attachedCatalog is what a moraine_catalog handle holds: the attach and
+// the storage extension's view of it.
 type attachedCatalog struct {
 	*attach.Attached
+	lake *storage.Lake
 }
 
 //export moraine_error_free
@@ -89,13 +93,17 @@ func moraine_attach_with_commit_log(path C.moraine_cstr, s3 C.moraine_s3_config_
 	if err != nil {
 		return setError(cerr, err)
 	}
-	*out = C.moraine_catalog(newHandle(attachedCatalog{a}))
+	*out = C.moraine_catalog(newHandle(attachedCatalog{Attached: a, lake: storage.NewLake(a.Catalog)}))
 	return setError(cerr, nil)
 }
 
 // commitLogOptionsV1Size is the size of the first version of
-// moraine_commit_log_options: every field up to wal_store.
-var commitLogOptionsV1Size = uint32(unsafe.Offsetof(C.moraine_commit_log_options{}.wal_store) + unsafe.Sizeof(C.moraine_commit_log_options{}.wal_store))
+// moraine_commit_log_options: every field up to wal_store; version 2 adds
+// the host's option list and the flags.
+var (
+	commitLogOptionsV1Size = uint32(unsafe.Offsetof(C.moraine_commit_log_options{}.wal_store) + unsafe.Sizeof(C.moraine_commit_log_options{}.wal_store))
+	commitLogOptionsV2Size = uint32(unsafe.Offsetof(C.moraine_commit_log_options{}.flags) + unsafe.Sizeof(C.moraine_commit_log_options{}.flags))
+)
 
 // abiConfig turns the C arguments into attach options and parses them, so
 // the C ABI and SQL follow the same rules and messages.
@@ -120,9 +128,32 @@ func abiConfig(path string, s3 C.moraine_s3_config_cptr, readOnly bool, dataPath
 		add("CHECKPOINT", checkpoint)
 	}
 	walStore := ""
+	leaveEmpty := false
 	if cl != nil {
 		if uint32(cl.size) < commitLogOptionsV1Size {
 			return nil, invalidf("moraine_attach_with_commit_log: commit_log->size is %d; set it to sizeof(moraine_commit_log_options) (at least %d)", uint32(cl.size), commitLogOptionsV1Size)
+		}
+		if uint32(cl.size) >= commitLogOptionsV2Size {
+			if cl.option_count > 0 && cl.options == nil {
+				return nil, invalidf("moraine_attach_with_commit_log: commit_log->options is NULL with option_count %d", uint64(cl.option_count))
+			}
+			if cl.option_count > 0 {
+				for i, o := range unsafe.Slice(cl.options, int(cl.option_count)) {
+					name := goStr(o.name)
+					if o.name == nil || name == "" {
+						return nil, invalidf("moraine_attach_with_commit_log: option %d has no name", i)
+					}
+					v, err := optionValue(name, (*C.moraine_value)(unsafe.Pointer(o.value)))
+					if err != nil {
+						return nil, err
+					}
+					add(name, v)
+				}
+			}
+			if unknown := uint32(cl.flags) &^ C.MORAINE_ATTACH_LEAVE_EMPTY; unknown != 0 {
+				return nil, invalidf("moraine_attach_with_commit_log: unknown flags %#x (accepted: MORAINE_ATTACH_LEAVE_EMPTY)", unknown)
+			}
+			leaveEmpty = uint32(cl.flags)&C.MORAINE_ATTACH_LEAVE_EMPTY != 0
 		}
 		if cl.tail {
 			add("COMMIT_LOG_TAIL", true)
@@ -158,7 +189,36 @@ func abiConfig(path string, s3 C.moraine_s3_config_cptr, readOnly bool, dataPath
 			return nil, invalidf("moraine_attach: s3->use_ssl is %d (accepted: -1 for not given, 0, 1)", int32(s3.use_ssl))
 		}
 	}
-	return attach.Parse(path, opts)
+	cfg, err := attach.Parse(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Catalog.LeaveEmpty = leaveEmpty
+	return cfg, nil
+}
+
+// optionValue reads a host option's value as attach.Option takes it.
+func optionValue(name string, v *C.moraine_value) (any, error) {
+	if v == nil {
+		return nil, invalidf("attach option %s: no value (NULL pointer)", name)
+	}
+	x, err := valueFromC(v, 0)
+	if err != nil {
+		return nil, invalidf("attach option %s: %v", name, err)
+	}
+	switch x.Type {
+	case sqlfn.TypeBoolean:
+		return x.Bool, nil
+	case sqlfn.TypeBigint:
+		return x.Int, nil
+	case sqlfn.TypeUbigint:
+		return x.Uint, nil
+	case sqlfn.TypeVarchar, sqlfn.TypeOther:
+		return x.Str, nil
+	case sqlfn.TypeNull:
+		return nil, nil // attach.Parse refuses it, naming the option
+	}
+	return nil, invalidf("attach option %s: a %s value is not accepted (give a boolean, an integer or a string)", name, x.Type)
 }
 
 //export moraine_detach

@@ -17,5 +17,7 @@ typedef const moraine_s3_config *moraine_s3_config_cptr;
 typedef const moraine_commit_log_options *moraine_commit_log_options_cptr;
 typedef const moraine_value *moraine_value_cptr;
 typedef const moraine_function *moraine_function_cptr;
+typedef const uint64_t *moraine_u64_cptr;
+typedef const moraine_filter *moraine_filter_cptr;
 
 #endif

@@ -85,7 +85,7 @@ static void test_attach(void) {
 	/* Commit-log options: tail and a reader poll. Without a provider the
 	 * tail has no effect: still a reader. S3 settings are ignored for a
 	 * local store. */
-	moraine_commit_log_options cl = {sizeof(moraine_commit_log_options), true, 0, 50, NULL};
+	moraine_commit_log_options cl = {.size = sizeof(moraine_commit_log_options), .tail = true, .poll_interval_ms = 0, .reader_poll_interval_ms = 50, .wal_store = NULL};
 	moraine_s3_config s3 = {"key", "secret", "us-east-1", NULL, "http://127.0.0.1:1", "path", 1};
 	rc = moraine_attach_with_commit_log(lake_path("lake"), &s3, true, NULL, 0, NULL, &cl, &tailer, &err);
 	expect_ok("attach_with_commit_log(tail)", rc, &err);
@@ -95,7 +95,7 @@ static void test_attach(void) {
 
 	/* A separate WAL store and an explicit continuous flush. */
 	moraine_catalog walled = 0;
-	moraine_commit_log_options wal = {sizeof(moraine_commit_log_options), false, 25, 0, "memory://host-test-wal"};
+	moraine_commit_log_options wal = {.size = sizeof(moraine_commit_log_options), .tail = false, .poll_interval_ms = 25, .reader_poll_interval_ms = 0, .wal_store = "memory://host-test-wal"};
 	rc = moraine_attach_with_commit_log("memory://host-test-lake", NULL, false, NULL, MORAINE_FLUSH_CONTINUOUS, NULL, &wal,
 	                                    &walled, &err);
 	expect_ok("attach_with_commit_log(wal_store)", rc, &err);
@@ -118,16 +118,16 @@ static void test_attach(void) {
 	expect_error("flush too long", rc, &err, MORAINE_INVALID_ARGUMENT, "FLUSH_INTERVAL_MS: 100000000000 is not accepted");
 	rc = moraine_attach("ftp://x/y", NULL, false, NULL, 0, NULL, &h, &err);
 	expect_error("bad scheme", rc, &err, MORAINE_INVALID_ARGUMENT, "unknown store scheme");
-	moraine_commit_log_options bad = {0, false, 0, 0, NULL};
+	moraine_commit_log_options bad = {.size = 0, .tail = false, .poll_interval_ms = 0, .reader_poll_interval_ms = 0, .wal_store = NULL};
 	rc = moraine_attach_with_commit_log(lake_path("lake"), NULL, false, NULL, 0, NULL, &bad, &h, &err);
 	expect_error("commit_log size 0", rc, &err, MORAINE_INVALID_ARGUMENT, "commit_log->size is 0");
-	moraine_commit_log_options tail_rw = {sizeof(moraine_commit_log_options), true, 0, 0, NULL};
+	moraine_commit_log_options tail_rw = {.size = sizeof(moraine_commit_log_options), .tail = true, .poll_interval_ms = 0, .reader_poll_interval_ms = 0, .wal_store = NULL};
 	rc = moraine_attach_with_commit_log(lake_path("lake"), NULL, false, NULL, 0, NULL, &tail_rw, &h, &err);
 	expect_error("tail on a writer", rc, &err, MORAINE_INVALID_ARGUMENT, "COMMIT_LOG_TAIL needs READ_ONLY");
-	moraine_commit_log_options poll_ro = {sizeof(moraine_commit_log_options), false, 10, 0, NULL};
+	moraine_commit_log_options poll_ro = {.size = sizeof(moraine_commit_log_options), .tail = false, .poll_interval_ms = 10, .reader_poll_interval_ms = 0, .wal_store = NULL};
 	rc = moraine_attach_with_commit_log(lake_path("lake"), NULL, true, NULL, 0, NULL, &poll_ro, &h, &err);
 	expect_error("commit-log poll on a reader", rc, &err, MORAINE_INVALID_ARGUMENT, "COMMIT_LOG_POLL_INTERVAL_MS");
-	moraine_commit_log_options bad_wal = {sizeof(moraine_commit_log_options), false, 0, 0, "gs://bucket"};
+	moraine_commit_log_options bad_wal = {.size = sizeof(moraine_commit_log_options), .tail = false, .poll_interval_ms = 0, .reader_poll_interval_ms = 0, .wal_store = "gs://bucket"};
 	rc = moraine_attach_with_commit_log(lake_path("lake"), NULL, false, NULL, 0, NULL, &bad_wal, &h, &err);
 	expect_error("bad wal store", rc, &err, MORAINE_INVALID_ARGUMENT, "WAL_STORE");
 	moraine_s3_config bad_ssl = {NULL, NULL, NULL, NULL, NULL, NULL, 7};
@@ -308,7 +308,7 @@ static void test_panic(void) {
 	expect_error("attach with a bogus path pointer", rc, &err, MORAINE_INTERNAL,
 	             "panic in the moraine library: runtime error: invalid memory address or nil pointer dereference");
 	CHECK(h == 0, "out not reset after a panic: %llu", (unsigned long long)h);
-	moraine_commit_log_options cl = {sizeof(moraine_commit_log_options), false, 0, 0, bogus};
+	moraine_commit_log_options cl = {.size = sizeof(moraine_commit_log_options), .tail = false, .poll_interval_ms = 0, .reader_poll_interval_ms = 0, .wal_store = bogus};
 	rc = moraine_attach_with_commit_log(lake_path("panic"), NULL, false, NULL, 0, NULL, &cl, &h, &err);
 	expect_error("attach with a bogus wal_store pointer", rc, &err, MORAINE_INTERNAL, "panic in the moraine library");
 	/* A NULL err: only the code comes back. */

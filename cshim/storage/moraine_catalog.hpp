@@ -1,0 +1,63 @@
+//===----------------------------------------------------------------------===//
+// moraine storage extension: an attached lake as a DuckDB catalog
+//
+// ATTACH 'moraine:<uri>' AS m (...) / ATTACH '<uri>' AS m (TYPE moraine):
+// one moraine_catalog handle, schema main, tables per transaction. The
+// catalog owns the handle and detaches it when DuckDB destroys it (DETACH,
+// database shutdown).
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include "duckdb/catalog/catalog.hpp"
+
+#include "moraine_abi.hpp"
+
+namespace duckdb {
+class MoraineSchemaEntry;
+
+class MoraineCatalog : public Catalog {
+public:
+	MoraineCatalog(AttachedDatabase &db, moraine_catalog handle, string path);
+	~MoraineCatalog() override;
+
+	moraine_catalog Handle() const {
+		return handle;
+	}
+	MoraineSchemaEntry &GetMainSchema() {
+		return *main_schema;
+	}
+
+	void Initialize(bool load_builtin) override;
+	string GetCatalogType() override {
+		return "moraine";
+	}
+	optional_ptr<CatalogEntry> CreateSchema(CatalogTransaction transaction, CreateSchemaInfo &info) override;
+	void ScanSchemas(ClientContext &context, std::function<void(SchemaCatalogEntry &)> callback) override;
+	optional_ptr<SchemaCatalogEntry> LookupSchema(CatalogTransaction transaction, const EntryLookupInfo &schema_lookup,
+	                                              OnEntryNotFound if_not_found) override;
+
+	PhysicalOperator &PlanCreateTableAs(ClientContext &context, PhysicalPlanGenerator &planner, LogicalCreateTable &op,
+	                                    PhysicalOperator &plan) override;
+	PhysicalOperator &PlanInsert(ClientContext &context, PhysicalPlanGenerator &planner, LogicalInsert &op,
+	                             optional_ptr<PhysicalOperator> plan) override;
+	PhysicalOperator &PlanDelete(ClientContext &context, PhysicalPlanGenerator &planner, LogicalDelete &op,
+	                             PhysicalOperator &plan) override;
+	PhysicalOperator &PlanUpdate(ClientContext &context, PhysicalPlanGenerator &planner, LogicalUpdate &op,
+	                             PhysicalOperator &plan) override;
+	unique_ptr<LogicalOperator> BindCreateIndex(Binder &binder, CreateStatement &stmt, TableCatalogEntry &table,
+	                                            unique_ptr<LogicalOperator> plan) override;
+
+	DatabaseSize GetDatabaseSize(ClientContext &context) override;
+	bool InMemory() override;
+	string GetDBPath() override;
+
+private:
+	void DropSchema(ClientContext &context, DropInfo &info) override;
+
+	moraine_catalog handle;
+	string path;
+	unique_ptr<MoraineSchemaEntry> main_schema;
+};
+
+} // namespace duckdb

@@ -1,0 +1,266 @@
+//===----------------------------------------------------------------------===//
+// moraine storage extension (DuckDB v1.4.4, CPP ABI): the entry point
+//
+// Registers storage type "moraine" (ATTACH 'moraine:<uri>' / TYPE moraine),
+// the "moraine" secret type (S3 credentials scoped by URI prefix, for when
+// httpfs is not loaded), and the table function moraine_requests. Attach
+// turns DuckDB's options into moraine_attach_with_commit_log's: the access
+// mode becomes read_only, every other option goes to the Go core by name,
+// unchanged (it checks names and values and opens nothing on a refusal),
+// and S3 credentials come from a DuckDB secret when no S3 option is given.
+//===----------------------------------------------------------------------===//
+
+#include "duckdb.hpp"
+#include "duckdb/catalog/catalog.hpp"
+#include "duckdb/function/table_function.hpp"
+#include "duckdb/main/attached_database.hpp"
+#include "duckdb/main/config.hpp"
+#include "duckdb/main/extension/extension_loader.hpp"
+#include "duckdb/main/secret/secret.hpp"
+#include "duckdb/main/secret/secret_manager.hpp"
+#include "duckdb/parser/parsed_data/attach_info.hpp"
+#include "duckdb/storage/storage_extension.hpp"
+
+#include "moraine_abi.hpp"
+#include "moraine_catalog.hpp"
+#include "moraine_transaction_manager.hpp"
+
+namespace duckdb {
+
+namespace {
+
+constexpr const char *SECRET_TYPE = "moraine";
+
+//! The S3 settings of one attach, as strings the ABI borrows.
+struct S3Settings {
+	string key_id, secret, region, session_token, endpoint, url_style;
+	int32_t use_ssl = -1;
+	bool found = false;
+
+	moraine_s3_config Config() const {
+		moraine_s3_config c;
+		c.key_id = key_id.c_str();
+		c.secret = secret.c_str();
+		c.region = region.c_str();
+		c.session_token = session_token.c_str();
+		c.endpoint = endpoint.c_str();
+		c.url_style = url_style.c_str();
+		c.use_ssl = use_ssl;
+		return c;
+	}
+};
+
+bool IsS3(const string &uri) {
+	return StringUtil::StartsWith(StringUtil::Lower(uri), "s3://");
+}
+
+//! Reads a secret's S3 fields (httpfs's s3 secrets and moraine's use the
+//! same names).
+void FromSecret(const KeyValueSecret &secret, S3Settings &s3) {
+	auto get = [&](const char *key, string &out) {
+		auto v = secret.TryGetValue(key);
+		if (!v.IsNull()) {
+			out = v.ToString();
+		}
+	};
+	get("key_id", s3.key_id);
+	get("secret", s3.secret);
+	get("region", s3.region);
+	get("session_token", s3.session_token);
+	get("endpoint", s3.endpoint);
+	get("url_style", s3.url_style);
+	auto ssl = secret.TryGetValue("use_ssl");
+	if (!ssl.IsNull()) {
+		s3.use_ssl = BooleanValue::Get(ssl.DefaultCastAs(LogicalType::BOOLEAN)) ? 1 : 0;
+	}
+	s3.found = true;
+}
+
+//! The best-matching secret for uri: an s3 secret (httpfs) first, else a
+//! moraine one.
+S3Settings LookupSecret(ClientContext &context, const string &uri) {
+	S3Settings s3;
+	auto &manager = SecretManager::Get(context);
+	auto transaction = CatalogTransaction::GetSystemCatalogTransaction(context);
+	for (auto type : {"s3", SECRET_TYPE}) {
+		auto match = manager.LookupSecret(transaction, uri, type);
+		if (!match.HasMatch()) {
+			continue;
+		}
+		auto kv = dynamic_cast<const KeyValueSecret *>(&match.GetSecret());
+		if (kv) {
+			FromSecret(*kv, s3);
+			return s3;
+		}
+	}
+	return s3;
+}
+
+bool IsS3Option(const string &name) {
+	auto lower = StringUtil::Lower(name);
+	if (StringUtil::StartsWith(lower, "meta_")) {
+		lower = lower.substr(5);
+	}
+	return StringUtil::StartsWith(lower, "s3_");
+}
+
+unique_ptr<Catalog> MoraineAttach(optional_ptr<StorageExtensionInfo> storage_info, ClientContext &context,
+                                  AttachedDatabase &db, const string &name, AttachInfo &info,
+                                  AttachOptions &attach_options) {
+	auto path = info.path;
+	if (StringUtil::StartsWith(path, "moraine:")) {
+		path = path.substr(8);
+	}
+	bool read_only = attach_options.access_mode == AccessMode::READ_ONLY;
+
+	// Every option DuckDB did not take itself (READ_ONLY, TYPE) goes to the
+	// core by name; it refuses unknown ones naming the accepted ones.
+	vector<string> names;
+	vector<unique_ptr<MoraineValue>> values;
+	bool s3_given = false;
+	string wal_store;
+	for (auto &entry : attach_options.options) {
+		names.push_back(entry.first);
+		values.push_back(make_uniq<MoraineValue>(entry.second));
+		s3_given = s3_given || IsS3Option(entry.first);
+		auto lower = StringUtil::Lower(entry.first);
+		if ((lower == "wal_store" || lower == "meta_wal_store") && !entry.second.IsNull()) {
+			wal_store = entry.second.ToString();
+		}
+	}
+	vector<moraine_option> options;
+	for (idx_t i = 0; i < names.size(); i++) {
+		options.push_back(moraine_option {names[i].c_str(), values[i]->Get()});
+	}
+
+	// S3 credentials: S3_* options when given; else a DuckDB secret scoped
+	// to the store; else the AWS environment (the core's default chain).
+	S3Settings s3;
+	if (!s3_given && (IsS3(path) || IsS3(wal_store))) {
+		s3 = LookupSecret(context, IsS3(path) ? path : wal_store);
+	}
+	auto s3_config = s3.Config();
+
+	moraine_commit_log_options cl;
+	std::memset(&cl, 0, sizeof(cl));
+	cl.size = sizeof(cl);
+	cl.option_count = options.size();
+	cl.options = options.data();
+	cl.flags = MORAINE_ATTACH_LEAVE_EMPTY;
+
+	MoraineError err;
+	moraine_catalog handle = 0;
+	err.Check(moraine_attach_with_commit_log(path.c_str(), s3.found ? &s3_config : nullptr, read_only, nullptr, 0,
+	                                         nullptr, &cl, &handle, err.Out()),
+	          "moraine: attaching " + name);
+	return make_uniq<MoraineCatalog>(db, handle, path);
+}
+
+unique_ptr<TransactionManager> MoraineCreateTransactionManager(optional_ptr<StorageExtensionInfo> storage_info,
+                                                               AttachedDatabase &db, Catalog &catalog) {
+	return make_uniq<MoraineTransactionManager>(db, catalog.Cast<MoraineCatalog>());
+}
+
+class MoraineStorageExtension : public StorageExtension {
+public:
+	MoraineStorageExtension() {
+		attach = MoraineAttach;
+		create_transaction_manager = MoraineCreateTransactionManager;
+	}
+};
+
+// ---- the moraine secret type -------------------------------------------
+
+unique_ptr<BaseSecret> CreateMoraineSecret(ClientContext &context, CreateSecretInput &input) {
+	auto result = make_uniq<KeyValueSecret>(input.scope, SECRET_TYPE, "config", input.name);
+	for (auto &option : input.options) {
+		result->secret_map[StringUtil::Lower(option.first)] = option.second;
+	}
+	result->redact_keys = {"secret", "session_token"};
+	return std::move(result);
+}
+
+void RegisterSecret(ExtensionLoader &loader) {
+	SecretType type;
+	type.name = SECRET_TYPE;
+	type.deserializer = KeyValueSecret::Deserialize<KeyValueSecret>;
+	type.default_provider = "config";
+	loader.RegisterSecretType(type);
+
+	CreateSecretFunction function = {SECRET_TYPE, "config", CreateMoraineSecret};
+	for (auto key : {"key_id", "secret", "region", "session_token", "endpoint", "url_style"}) {
+		function.named_parameters[key] = LogicalType::VARCHAR;
+	}
+	function.named_parameters["use_ssl"] = LogicalType::BOOLEAN;
+	loader.RegisterFunction(function);
+}
+
+// ---- moraine_requests(database) -----------------------------------------
+
+struct RequestsBindData : public TableFunctionData {
+	string database;
+};
+
+struct RequestsState : public GlobalTableFunctionState {
+	MoraineTablePtr table;
+	idx_t next = 0;
+};
+
+unique_ptr<FunctionData> RequestsBind(ClientContext &context, TableFunctionBindInput &input,
+                                      vector<LogicalType> &return_types, vector<string> &names) {
+	if (input.inputs[0].IsNull()) {
+		throw InvalidInputException("moraine_requests: the database name is NULL");
+	}
+	auto result = make_uniq<RequestsBindData>();
+	result->database = input.inputs[0].ToString();
+	names = {"store", "op", "requests"};
+	return_types = {LogicalType::VARCHAR, LogicalType::VARCHAR, LogicalType::BIGINT};
+	return std::move(result);
+}
+
+unique_ptr<GlobalTableFunctionState> RequestsInit(ClientContext &context, TableFunctionInitInput &input) {
+	auto &bind_data = input.bind_data->Cast<RequestsBindData>();
+	auto &catalog = Catalog::GetCatalog(context, bind_data.database);
+	if (catalog.GetCatalogType() != "moraine") {
+		throw InvalidInputException("moraine_requests: \"%s\" is a %s database, not a moraine one", bind_data.database,
+		                            catalog.GetCatalogType());
+	}
+	auto state = make_uniq<RequestsState>();
+	MoraineError err;
+	moraine_table *raw = nullptr;
+	err.Check(moraine_catalog_requests(catalog.Cast<MoraineCatalog>().Handle(), &raw, err.Out()), "moraine_requests");
+	state->table.reset(raw);
+	return std::move(state);
+}
+
+void RequestsScan(ClientContext &context, TableFunctionInput &input, DataChunk &output) {
+	auto &state = input.global_state->Cast<RequestsState>();
+	auto &t = *state.table;
+	idx_t count = 0;
+	for (; state.next < t.row_count && count < STANDARD_VECTOR_SIZE; state.next++, count++) {
+		for (idx_t c = 0; c < 2; c++) {
+			auto &s = static_cast<const moraine_string *>(t.columns[c].data)[state.next];
+			output.SetValue(c, count, Value(string(s.data, s.size)));
+		}
+		output.SetValue(2, count, Value::BIGINT(static_cast<const int64_t *>(t.columns[2].data)[state.next]));
+	}
+	output.SetCardinality(count);
+}
+
+} // namespace
+
+static void LoadInternal(ExtensionLoader &loader) {
+	auto &config = DBConfig::GetConfig(loader.GetDatabaseInstance());
+	config.storage_extensions["moraine"] = make_uniq<MoraineStorageExtension>();
+	RegisterSecret(loader);
+	TableFunction requests("moraine_requests", {LogicalType::VARCHAR}, RequestsScan, RequestsBind, RequestsInit);
+	loader.RegisterFunction(requests);
+}
+
+} // namespace duckdb
+
+extern "C" {
+DUCKDB_CPP_EXTENSION_ENTRY(moraine, loader) {
+	duckdb::LoadInternal(loader);
+}
+}

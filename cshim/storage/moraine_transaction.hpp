@@ -1,0 +1,55 @@
+//===----------------------------------------------------------------------===//
+// moraine storage extension: a DuckDB transaction on an attached lake
+//
+// The transaction pins the lake's head on first use (moraine_txn_begin):
+// its table entries and every scan read that one head. The entries are
+// built from moraine_txn_tables and live as long as the transaction, so
+// the binder's references to them stay valid.
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include "duckdb/common/case_insensitive_map.hpp"
+#include "duckdb/common/atomic.hpp"
+#include "duckdb/common/mutex.hpp"
+#include "duckdb/transaction/transaction.hpp"
+
+#include "moraine_abi.hpp"
+
+namespace duckdb {
+class MoraineCatalog;
+class MoraineSchemaEntry;
+class MoraineTableEntry;
+
+class MoraineTransaction : public Transaction {
+public:
+	MoraineTransaction(MoraineCatalog &catalog, TransactionManager &manager, ClientContext &context);
+	~MoraineTransaction() override;
+
+	static MoraineTransaction &Get(ClientContext &context, Catalog &catalog);
+
+	//! The pinned head (begun on first call).
+	moraine_txn Handle();
+	//! Whether the store holds a lake at the pinned head.
+	bool HasLake();
+	//! The table of that name at the pinned head, or nullptr.
+	optional_ptr<MoraineTableEntry> GetTable(const string &name);
+	//! Every table at the pinned head, in the order the lake lists them.
+	void ScanTables(const std::function<void(MoraineTableEntry &)> &callback);
+	//! Releases the pinned head (commit and rollback alike: the read half
+	//! writes nothing).
+	void End();
+
+private:
+	void Load();
+
+	MoraineCatalog &catalog;
+	mutex lock;
+	moraine_txn txn = 0;
+	atomic<bool> loaded {false};
+	bool has_lake = false;
+	vector<unique_ptr<MoraineTableEntry>> tables;
+	case_insensitive_map_t<idx_t> by_name;
+};
+
+} // namespace duckdb

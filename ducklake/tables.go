@@ -1,0 +1,138 @@
+// Package ducklake is the moraine catalog seen as DuckLake 0.3's metadata
+// tables: the 22 ducklake_* tables DuckLake creates at its first ATTACH and
+// the ducklake_inlined_data_<table>_<schema version> tables, with exactly
+// the column names and DuckDB types of DuckLake's metadata-SQL contract
+// (../shared/ducklake/metadata-sql-contract.txt), and their rows read from
+// a core.Dump.
+//
+// The DuckDB storage extension (cshim/storage, through extension/) serves
+// DuckLake from this package: it lists a View's tables to DuckDB and scans
+// their rows. The package owns the mapping between DuckLake's rows and the
+// catalog model; it knows nothing about DuckDB's C++ API, cgo or the C ABI,
+// and it never opens a store (its input is a Dump).
+package ducklake
+
+import (
+	"strconv"
+	"strings"
+)
+
+// DuckDB type names of the metadata tables' columns.
+const (
+	TypeBigint      = "BIGINT"
+	TypeVarchar     = "VARCHAR"
+	TypeBoolean     = "BOOLEAN"
+	TypeUUID        = "UUID"
+	TypeTimestampTZ = "TIMESTAMP WITH TIME ZONE"
+)
+
+// Column is one column of a table: its name, its DuckDB type (as DuckDB's
+// parser reads it) and whether it is NOT NULL.
+type Column struct {
+	Name    string
+	Type    string
+	NotNull bool
+}
+
+// Table describes one table DuckLake sees in the metadata catalog.
+type Table struct {
+	Name    string
+	Columns []Column
+	// PrimaryKey is the index of the PRIMARY KEY column, -1 for none
+	// (DuckLake's tables have single-column keys only).
+	PrimaryKey int
+	// Inlined is set for a ducklake_inlined_data_<table>_<version> table.
+	Inlined *InlinedTable
+}
+
+// InlinedTable identifies an inlined-data table.
+type InlinedTable struct {
+	TableID       uint64
+	SchemaVersion uint64
+}
+
+// ColumnIndex returns the index of the named column (case-insensitive, as
+// DuckDB resolves names), or -1.
+func (t *Table) ColumnIndex(name string) int {
+	for i, c := range t.Columns {
+		if strings.EqualFold(c.Name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// spec builds a table from "name TYPE[ PK| NN], ...", TYPE one of B(IGINT),
+// V(ARCHAR), BOOL, UUID, TSTZ.
+func spec(name, columns string) *Table {
+	t := &Table{Name: name, PrimaryKey: -1}
+	for i, f := range strings.Split(columns, ",") {
+		parts := strings.Fields(f)
+		c := Column{Name: parts[0]}
+		switch parts[1] {
+		case "B":
+			c.Type = TypeBigint
+		case "V":
+			c.Type = TypeVarchar
+		case "BOOL":
+			c.Type = TypeBoolean
+		case "UUID":
+			c.Type = TypeUUID
+		case "TSTZ":
+			c.Type = TypeTimestampTZ
+		default:
+			panic("ducklake: bad column spec " + f)
+		}
+		for _, flag := range parts[2:] {
+			switch flag {
+			case "PK":
+				t.PrimaryKey = i
+			case "NN":
+				c.NotNull = true
+			default:
+				panic("ducklake: bad column flag " + f)
+			}
+		}
+		t.Columns = append(t.Columns, c)
+	}
+	return t
+}
+
+// The metadata tables, in the order DuckLake 0.3 creates them.
+var metadataTables = []*Table{
+	spec("ducklake_metadata", "key V NN, value V NN, scope V, scope_id B"),
+	spec("ducklake_snapshot", "snapshot_id B PK, snapshot_time TSTZ, schema_version B, next_catalog_id B, next_file_id B"),
+	spec("ducklake_snapshot_changes", "snapshot_id B PK, changes_made V, author V, commit_message V, commit_extra_info V"),
+	spec("ducklake_schema", "schema_id B PK, schema_uuid UUID, begin_snapshot B, end_snapshot B, schema_name V, path V, path_is_relative BOOL"),
+	spec("ducklake_table", "table_id B, table_uuid UUID, begin_snapshot B, end_snapshot B, schema_id B, table_name V, path V, path_is_relative BOOL"),
+	spec("ducklake_view", "view_id B, view_uuid UUID, begin_snapshot B, end_snapshot B, schema_id B, view_name V, dialect V, sql V, column_aliases V"),
+	spec("ducklake_tag", "object_id B, begin_snapshot B, end_snapshot B, key V, value V"),
+	spec("ducklake_column_tag", "table_id B, column_id B, begin_snapshot B, end_snapshot B, key V, value V"),
+	spec("ducklake_data_file", "data_file_id B PK, table_id B, begin_snapshot B, end_snapshot B, file_order B, path V, path_is_relative BOOL, file_format V, record_count B, file_size_bytes B, footer_size B, row_id_start B, partition_id B, encryption_key V, partial_file_info V, mapping_id B"),
+	spec("ducklake_file_column_stats", "data_file_id B, table_id B, column_id B, column_size_bytes B, value_count B, null_count B, min_value V, max_value V, contains_nan BOOL, extra_stats V"),
+	spec("ducklake_delete_file", "delete_file_id B PK, table_id B, begin_snapshot B, end_snapshot B, data_file_id B, path V, path_is_relative BOOL, format V, delete_count B, file_size_bytes B, footer_size B, encryption_key V"),
+	spec("ducklake_column", "column_id B, begin_snapshot B, end_snapshot B, table_id B, column_order B, column_name V, column_type V, initial_default V, default_value V, nulls_allowed BOOL, parent_column B"),
+	spec("ducklake_table_stats", "table_id B, record_count B, next_row_id B, file_size_bytes B"),
+	spec("ducklake_table_column_stats", "table_id B, column_id B, contains_null BOOL, contains_nan BOOL, min_value V, max_value V, extra_stats V"),
+	spec("ducklake_partition_info", "partition_id B, table_id B, begin_snapshot B, end_snapshot B"),
+	spec("ducklake_partition_column", "partition_id B, table_id B, partition_key_index B, column_id B, transform V"),
+	spec("ducklake_file_partition_value", "data_file_id B, table_id B, partition_key_index B, partition_value V"),
+	spec("ducklake_files_scheduled_for_deletion", "data_file_id B, path V, path_is_relative BOOL, schedule_start TSTZ"),
+	spec("ducklake_inlined_data_tables", "table_id B, table_name V, schema_version B"),
+	spec("ducklake_column_mapping", "mapping_id B, table_id B, type V"),
+	spec("ducklake_name_mapping", "mapping_id B, column_id B, source_name V, target_field_id B, parent_column B, is_partition BOOL"),
+	spec("ducklake_schema_versions", "begin_snapshot B, schema_version B"),
+}
+
+// MetadataTables returns DuckLake 0.3's 22 metadata tables in creation
+// order. The result is shared: do not modify it.
+func MetadataTables() []*Table { return metadataTables }
+
+// InlinedTablePrefix starts the name of every inlined-data table.
+const InlinedTablePrefix = "ducklake_inlined_data_"
+
+// InlinedTableName is DuckLake's name for the inlined rows of a table
+// written under a schema version.
+func InlinedTableName(table, schemaVersion uint64) string {
+	return InlinedTablePrefix + strconv.FormatUint(table, 10) + "_" + strconv.FormatUint(schemaVersion, 10)
+}

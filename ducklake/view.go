@@ -1,0 +1,203 @@
+package ducklake
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/moraine-go/moraine/core"
+)
+
+// View is the metadata catalog at one head: the tables DuckLake sees and,
+// on demand, their rows. Rows are built once per table and kept, so every
+// scan of a View returns the same rows in the same order (a row's index is
+// its rowid). Safe for concurrent use.
+type View struct {
+	dump   *core.Dump
+	tables []*Table
+	byName map[string]*Table
+
+	mu   sync.Mutex
+	rows map[*Table][][]any
+}
+
+// NewView serves a dump of the catalog. A nil dump is a store holding no
+// lake yet: it lists no tables (DuckLake initializes a lake when it counts
+// no ducklake_% table).
+func NewView(d *core.Dump) (*View, error) {
+	v := &View{dump: d, byName: map[string]*Table{}, rows: map[*Table][][]any{}}
+	if d == nil {
+		return v, nil
+	}
+	v.tables = append(v.tables, metadataTables...)
+	for _, g := range d.Inlined {
+		t, err := inlinedTable(d, g.TableID, g.SchemaVersion, g.Rows)
+		if err != nil {
+			return nil, err
+		}
+		v.tables = append(v.tables, t)
+	}
+	for _, t := range v.tables {
+		v.byName[strings.ToLower(t.Name)] = t
+	}
+	return v, nil
+}
+
+// HasLake reports whether the store holds a lake.
+func (v *View) HasLake() bool { return v.dump != nil }
+
+// Head is the head stamp the view was read at (zero without a lake).
+func (v *View) Head() core.Head {
+	if v.dump == nil {
+		return core.Head{}
+	}
+	return v.dump.Head
+}
+
+// Tables lists the tables: the 22 metadata tables in creation order, then
+// the inlined-data tables by table id and schema version.
+func (v *View) Tables() []*Table { return v.tables }
+
+// Lookup finds a table by name, case-insensitively as DuckDB does; nil if
+// there is none.
+func (v *View) Lookup(name string) *Table { return v.byName[strings.ToLower(name)] }
+
+// Rows returns every row of t, one cell per column: nil (NULL), int64,
+// uint64, float64, bool, string, []byte or time.Time. BIGINT columns hold
+// int64, VARCHAR and UUID columns string, BOOLEAN bool, TIMESTAMP WITH TIME
+// ZONE time.Time; an inlined-data table's own columns hold what the catalog
+// stored (the scan casts it to the column's type). The result is shared
+// and must not be modified.
+func (v *View) Rows(t *Table) ([][]any, error) {
+	if v.byName[strings.ToLower(t.Name)] != t {
+		return nil, &core.Error{Kind: core.NotFound, Msg: fmt.Sprintf("table %q is not in this view of the catalog", t.Name)}
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if rows, ok := v.rows[t]; ok {
+		return rows, nil
+	}
+	var rows [][]any
+	if t.Inlined != nil {
+		rows = inlinedRows(v.dump, t)
+	} else {
+		rows = metadataRows[t.Name](v.dump)
+	}
+	v.rows[t] = rows
+	return rows, nil
+}
+
+// inlinedTable describes ducklake_inlined_data_<table>_<version>: row_id,
+// begin_snapshot, end_snapshot, then the table's columns as they stood
+// under that schema version.
+func inlinedTable(d *core.Dump, table core.TableID, sv uint64, rows []core.InlinedRow) (*Table, error) {
+	at, ok := schemaVersionBegin(d, table, sv)
+	if !ok && len(rows) > 0 {
+		at, ok = rows[0].Begin, true
+	}
+	if !ok {
+		at = d.Head.SnapshotID
+	}
+	t := &Table{
+		Name:       InlinedTableName(uint64(table), sv),
+		PrimaryKey: -1,
+		Inlined:    &InlinedTable{TableID: uint64(table), SchemaVersion: sv},
+		Columns: []Column{
+			{Name: "row_id", Type: TypeBigint},
+			{Name: "begin_snapshot", Type: TypeBigint},
+			{Name: "end_snapshot", Type: TypeBigint},
+		},
+	}
+	children := func(parent core.ColumnID) []core.Column {
+		var out []core.Column
+		for _, c := range d.Columns {
+			if c.TableID == table && c.Parent != nil && *c.Parent == parent && c.VisibleAt(at) {
+				out = append(out, c)
+			}
+		}
+		slices.SortFunc(out, func(a, b core.Column) int {
+			if a.Order != b.Order {
+				return cmpU64(a.Order, b.Order)
+			}
+			return cmpU64(uint64(a.ID), uint64(b.ID))
+		})
+		return out
+	}
+	for _, c := range d.ColumnsAt(table, at) {
+		typ, err := columnType(c, children)
+		if err != nil {
+			return nil, &core.Error{Kind: core.Corruption, Msg: fmt.Sprintf("%s: %v", t.Name, err)}
+		}
+		t.Columns = append(t.Columns, Column{Name: c.Name, Type: typ})
+	}
+	return t, nil
+}
+
+func cmpU64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// schemaVersionBegin is the snapshot at which table took schema version sv.
+func schemaVersionBegin(d *core.Dump, table core.TableID, sv uint64) (core.SnapshotID, bool) {
+	for _, s := range d.SchemaVersions {
+		if s.TableID == table && s.SchemaVersion == sv {
+			return s.BeginSnapshot, true
+		}
+	}
+	return 0, false
+}
+
+func inlinedRows(d *core.Dump, t *Table) [][]any {
+	var group *core.InlinedRows
+	for i := range d.Inlined {
+		g := &d.Inlined[i]
+		if uint64(g.TableID) == t.Inlined.TableID && g.SchemaVersion == t.Inlined.SchemaVersion {
+			group = g
+			break
+		}
+	}
+	if group == nil {
+		return nil
+	}
+	width := len(t.Columns) - 3
+	rows := make([][]any, 0, len(group.Rows))
+	for _, r := range group.Rows {
+		row := make([]any, 0, 3+width)
+		row = append(row, int64(r.RowID), int64(r.Begin), end(r.Versioned))
+		for i := 0; i < width; i++ {
+			var cell any
+			if i < len(r.Values) {
+				cell = valueCell(r.Values[i])
+			}
+			row = append(row, cell)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// valueCell is a stored inlined value as a cell.
+func valueCell(v core.Value) any {
+	switch {
+	case v.Int != nil:
+		return *v.Int
+	case v.Uint != nil:
+		return *v.Uint
+	case v.Float != nil:
+		return *v.Float
+	case v.Bool != nil:
+		return *v.Bool
+	case v.String != nil:
+		return *v.String
+	case v.Bytes != nil:
+		return v.Bytes
+	}
+	return nil
+}

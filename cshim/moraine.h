@@ -286,6 +286,20 @@ int32_t moraine_scan_next(moraine_scan scan, uint64_t max_rows, moraine_table **
 /* Releases a scan (0 is ignored). */
 void moraine_scan_close(moraine_scan scan);
 
+/* What moraine_runtime_info reports: the library's live handles by kind
+ * and its Go runtime's goroutines, so a host can check that what it
+ * released is gone (a DETACH leaves no catalog, transaction, scan or
+ * goroutine behind). */
+typedef struct moraine_runtime {
+	uint64_t catalogs;
+	uint64_t transactions;
+	uint64_t scans;
+	uint64_t goroutines;
+} moraine_runtime;
+
+/* Fills *out (not NULL). */
+int32_t moraine_runtime_info(moraine_runtime *out, moraine_error *err);
+
 /* ---- The SQL function interface ----------------------------------------
  * The table functions the DuckDB extension registers (moraine_attach,
  * moraine_lakes, moraine_ducklake_*, moraine_insert, ...), described and run

@@ -16,6 +16,19 @@ var handles struct {
 	live map[uintptr]bool
 }
 
+// countHandles counts the live handles whose value satisfies is.
+func countHandles(is func(any) bool) uint64 {
+	handles.mu.Lock()
+	defer handles.mu.Unlock()
+	var n uint64
+	for h := range handles.live {
+		if is(cgo.Handle(h).Value()) {
+			n++
+		}
+	}
+	return n
+}
+
 func newHandle(v any) uint64 {
 	h := cgo.NewHandle(v)
 	handles.mu.Lock()

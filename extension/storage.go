@@ -8,6 +8,7 @@ import "C"
 
 import (
 	"context"
+	"runtime"
 	"unsafe"
 
 	"github.com/moraine-go/moraine/core"
@@ -231,6 +232,22 @@ func requestsTable(lake, wal *objstore.CountingStore) *sqlfn.Table {
 		}
 	}
 	return t
+}
+
+//export moraine_runtime_info
+func moraine_runtime_info(out *C.moraine_runtime, cerr *C.moraine_error) (rc C.int32_t) {
+	defer codes.Guard(func(err error) { rc = setError(cerr, err) })
+	if out == nil {
+		return setError(cerr, invalidf("moraine_runtime_info: out is NULL"))
+	}
+	is := func(match func(any) bool) C.uint64_t { return C.uint64_t(countHandles(match)) }
+	*out = C.moraine_runtime{
+		catalogs:     is(func(v any) bool { _, ok := v.(attachedCatalog); return ok }),
+		transactions: is(func(v any) bool { _, ok := v.(*storage.Txn); return ok }),
+		scans:        is(func(v any) bool { _, ok := v.(scanHandle); return ok }),
+		goroutines:   C.uint64_t(runtime.NumGoroutine()),
+	}
+	return setError(cerr, nil)
 }
 
 // A core catalog is what a storage.Lake serves.

@@ -3,7 +3,7 @@
 //
 // Registers storage type "moraine" (ATTACH 'moraine:<uri>' / TYPE moraine),
 // the "moraine" secret type (S3 credentials scoped by URI prefix, for when
-// httpfs is not loaded), and the table function moraine_requests. Attach
+// httpfs is not loaded), and the table functions (moraine_functions.cpp). Attach
 // turns DuckDB's options into moraine_attach_with_commit_log's: the access
 // mode becomes read_only, every other option goes to the Go core by name,
 // unchanged (it checks names and values and opens nothing on a refusal),
@@ -23,6 +23,7 @@
 
 #include "moraine_abi.hpp"
 #include "moraine_catalog.hpp"
+#include "moraine_functions.hpp"
 #include "moraine_transaction_manager.hpp"
 
 namespace duckdb {
@@ -195,66 +196,13 @@ void RegisterSecret(ExtensionLoader &loader) {
 	loader.RegisterFunction(function);
 }
 
-// ---- moraine_requests(database) -----------------------------------------
-
-struct RequestsBindData : public TableFunctionData {
-	string database;
-};
-
-struct RequestsState : public GlobalTableFunctionState {
-	MoraineTablePtr table;
-	idx_t next = 0;
-};
-
-unique_ptr<FunctionData> RequestsBind(ClientContext &context, TableFunctionBindInput &input,
-                                      vector<LogicalType> &return_types, vector<string> &names) {
-	if (input.inputs[0].IsNull()) {
-		throw InvalidInputException("moraine_requests: the database name is NULL");
-	}
-	auto result = make_uniq<RequestsBindData>();
-	result->database = input.inputs[0].ToString();
-	names = {"store", "op", "requests"};
-	return_types = {LogicalType::VARCHAR, LogicalType::VARCHAR, LogicalType::BIGINT};
-	return std::move(result);
-}
-
-unique_ptr<GlobalTableFunctionState> RequestsInit(ClientContext &context, TableFunctionInitInput &input) {
-	auto &bind_data = input.bind_data->Cast<RequestsBindData>();
-	auto &catalog = Catalog::GetCatalog(context, bind_data.database);
-	if (catalog.GetCatalogType() != "moraine") {
-		throw InvalidInputException("moraine_requests: \"%s\" is a %s database, not a moraine one", bind_data.database,
-		                            catalog.GetCatalogType());
-	}
-	auto state = make_uniq<RequestsState>();
-	MoraineError err;
-	moraine_table *raw = nullptr;
-	err.Check(moraine_catalog_requests(catalog.Cast<MoraineCatalog>().Handle(), &raw, err.Out()), "moraine_requests");
-	state->table.reset(raw);
-	return std::move(state);
-}
-
-void RequestsScan(ClientContext &context, TableFunctionInput &input, DataChunk &output) {
-	auto &state = input.global_state->Cast<RequestsState>();
-	auto &t = *state.table;
-	idx_t count = 0;
-	for (; state.next < t.row_count && count < STANDARD_VECTOR_SIZE; state.next++, count++) {
-		for (idx_t c = 0; c < 2; c++) {
-			auto &s = static_cast<const moraine_string *>(t.columns[c].data)[state.next];
-			output.SetValue(c, count, Value(string(s.data, s.size)));
-		}
-		output.SetValue(2, count, Value::BIGINT(static_cast<const int64_t *>(t.columns[2].data)[state.next]));
-	}
-	output.SetCardinality(count);
-}
-
 } // namespace
 
 static void LoadInternal(ExtensionLoader &loader) {
 	auto &config = DBConfig::GetConfig(loader.GetDatabaseInstance());
 	config.storage_extensions["moraine"] = make_uniq<MoraineStorageExtension>();
 	RegisterSecret(loader);
-	TableFunction requests("moraine_requests", {LogicalType::VARCHAR}, RequestsScan, RequestsBind, RequestsInit);
-	loader.RegisterFunction(requests);
+	MoraineFunctions::Register(loader);
 }
 
 } // namespace duckdb

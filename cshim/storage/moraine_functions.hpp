@@ -1,0 +1,20 @@
+//===----------------------------------------------------------------------===//
+// moraine storage extension: its table functions
+//
+//   moraine_requests(database)  the object-store requests an attached lake
+//                               made, by store and kind
+//   moraine_runtime()           the library's live handles and goroutines
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include "duckdb/main/extension/extension_loader.hpp"
+
+namespace duckdb {
+
+class MoraineFunctions {
+public:
+	static void Register(ExtensionLoader &loader);
+};
+
+} // namespace duckdb

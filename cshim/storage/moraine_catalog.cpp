@@ -10,8 +10,8 @@
 
 namespace duckdb {
 
-MoraineCatalog::MoraineCatalog(AttachedDatabase &db, moraine_catalog handle_p, string path_p)
-    : Catalog(db), handle(handle_p), path(std::move(path_p)) {
+MoraineCatalog::MoraineCatalog(AttachedDatabase &db, moraine_catalog handle_p, string path_p, bool read_only_p)
+    : Catalog(db), handle(handle_p), path(std::move(path_p)), read_only(read_only_p) {
 }
 
 MoraineCatalog::~MoraineCatalog() {
@@ -55,37 +55,41 @@ optional_ptr<SchemaCatalogEntry> MoraineCatalog::LookupSchema(CatalogTransaction
 }
 
 namespace {
-[[noreturn]] void NoWrites(const string &name, const string &what) {
+[[noreturn]] void NoWrites(MoraineCatalog &catalog, const string &what) {
+	if (catalog.IsReadOnlyAttach()) {
+		throw InvalidInputException("moraine: \"%s\" is attached read-only (READ_ONLY): %s is refused",
+		                            catalog.GetName(), what);
+	}
 	throw NotImplementedException("moraine: %s in \"%s\" is not supported yet: this build of the moraine storage "
 	                              "extension serves DuckLake's metadata tables for reading only",
-	                              what, name);
+	                              what, catalog.GetName());
 }
 } // namespace
 
 PhysicalOperator &MoraineCatalog::PlanCreateTableAs(ClientContext &context, PhysicalPlanGenerator &planner,
                                                     LogicalCreateTable &op, PhysicalOperator &plan) {
-	NoWrites(GetName(), "CREATE TABLE AS");
+	NoWrites(*this, "CREATE TABLE AS");
 }
 
 PhysicalOperator &MoraineCatalog::PlanInsert(ClientContext &context, PhysicalPlanGenerator &planner,
                                              LogicalInsert &op, optional_ptr<PhysicalOperator> plan) {
-	NoWrites(GetName(), "INSERT");
+	NoWrites(*this, "INSERT");
 }
 
 PhysicalOperator &MoraineCatalog::PlanDelete(ClientContext &context, PhysicalPlanGenerator &planner,
                                              LogicalDelete &op, PhysicalOperator &plan) {
-	NoWrites(GetName(), "DELETE");
+	NoWrites(*this, "DELETE");
 }
 
 PhysicalOperator &MoraineCatalog::PlanUpdate(ClientContext &context, PhysicalPlanGenerator &planner,
                                              LogicalUpdate &op, PhysicalOperator &plan) {
-	NoWrites(GetName(), "UPDATE");
+	NoWrites(*this, "UPDATE");
 }
 
 unique_ptr<LogicalOperator> MoraineCatalog::BindCreateIndex(Binder &binder, CreateStatement &stmt,
                                                             TableCatalogEntry &table,
                                                             unique_ptr<LogicalOperator> plan) {
-	NoWrites(GetName(), "CREATE INDEX");
+	NoWrites(*this, "CREATE INDEX");
 }
 
 DatabaseSize MoraineCatalog::GetDatabaseSize(ClientContext &context) {

@@ -18,11 +18,15 @@ class MoraineSchemaEntry;
 
 class MoraineCatalog : public Catalog {
 public:
-	MoraineCatalog(AttachedDatabase &db, moraine_catalog handle, string path);
+	MoraineCatalog(AttachedDatabase &db, moraine_catalog handle, string path, bool read_only);
 	~MoraineCatalog() override;
 
 	moraine_catalog Handle() const {
 		return handle;
+	}
+	//! Whether the lake was attached read-only.
+	bool IsReadOnlyAttach() const {
+		return read_only;
 	}
 	MoraineSchemaEntry &GetMainSchema() {
 		return *main_schema;
@@ -57,6 +61,7 @@ private:
 
 	moraine_catalog handle;
 	string path;
+	bool read_only;
 	unique_ptr<MoraineSchemaEntry> main_schema;
 };
 

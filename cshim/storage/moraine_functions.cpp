@@ -33,17 +33,24 @@ unique_ptr<FunctionData> RequestsBind(ClientContext &context, TableFunctionBindI
 	return std::move(result);
 }
 
-unique_ptr<GlobalTableFunctionState> RequestsInit(ClientContext &context, TableFunctionInitInput &input) {
-	auto &bind_data = input.bind_data->Cast<RequestsBindData>();
-	auto &catalog = Catalog::GetCatalog(context, bind_data.database);
+//! The attached moraine catalog of that name (what names the function in
+//! errors).
+MoraineCatalog &MoraineCatalogByName(ClientContext &context, const string &database, const char *what) {
+	auto &catalog = Catalog::GetCatalog(context, database);
 	if (catalog.GetCatalogType() != "moraine") {
-		throw InvalidInputException("moraine_requests: \"%s\" is a %s database, not a moraine one", bind_data.database,
+		throw InvalidInputException("%s: \"%s\" is a %s database, not a moraine one", what, database,
 		                            catalog.GetCatalogType());
 	}
+	return catalog.Cast<MoraineCatalog>();
+}
+
+unique_ptr<GlobalTableFunctionState> RequestsInit(ClientContext &context, TableFunctionInitInput &input) {
+	auto &bind_data = input.bind_data->Cast<RequestsBindData>();
+	auto &catalog = MoraineCatalogByName(context, bind_data.database, "moraine_requests");
 	auto state = make_uniq<RequestsState>();
 	MoraineError err;
 	moraine_table *raw = nullptr;
-	err.Check(moraine_catalog_requests(catalog.Cast<MoraineCatalog>().Handle(), &raw, err.Out()), "moraine_requests");
+	err.Check(moraine_catalog_requests(catalog.Handle(), &raw, err.Out()), "moraine_requests");
 	state->table.reset(raw);
 	return std::move(state);
 }
@@ -60,6 +67,71 @@ void RequestsScan(ClientContext &context, TableFunctionInput &input, DataChunk &
 		output.SetValue(2, count, Value::BIGINT(static_cast<const int64_t *>(t.columns[2].data)[state.next]));
 	}
 	output.SetCardinality(count);
+}
+
+// ---- moraine_info(database) ---------------------------------------------------
+
+struct InfoState : public GlobalTableFunctionState {
+	bool done = false;
+};
+
+unique_ptr<FunctionData> InfoBind(ClientContext &context, TableFunctionBindInput &input,
+                                  vector<LogicalType> &return_types, vector<string> &names) {
+	if (input.inputs[0].IsNull()) {
+		throw InvalidInputException("moraine_info: the database name is NULL");
+	}
+	auto result = make_uniq<RequestsBindData>();
+	result->database = input.inputs[0].ToString();
+	names = {"role", "read_only", "format", "head_snapshot"};
+	return_types = {LogicalType::VARCHAR, LogicalType::BOOLEAN, LogicalType::BIGINT, LogicalType::BIGINT};
+	return std::move(result);
+}
+
+unique_ptr<GlobalTableFunctionState> InfoInit(ClientContext &context, TableFunctionInitInput &input) {
+	return make_uniq<InfoState>();
+}
+
+const char *RoleName(int32_t role) {
+	switch (role) {
+	case MORAINE_ROLE_WRITER:
+		return "writer";
+	case MORAINE_ROLE_READER:
+		return "reader";
+	case MORAINE_ROLE_TAILING_READER:
+		return "tailing reader";
+	case MORAINE_ROLE_COMMITTER:
+		return "committer";
+	default:
+		return "unknown";
+	}
+}
+
+void InfoScan(ClientContext &context, TableFunctionInput &input, DataChunk &output) {
+	auto &state = input.global_state->Cast<InfoState>();
+	if (state.done) {
+		output.SetCardinality(0);
+		return;
+	}
+	state.done = true;
+	auto &catalog = MoraineCatalogByName(context, input.bind_data->Cast<RequestsBindData>().database, "moraine_info");
+	moraine_info info;
+	MoraineError err;
+	auto rc = moraine_catalog_info(catalog.Handle(), &info, err.Out());
+	if (rc == MORAINE_NOT_FOUND) {
+		// A store holding no lake yet: no format, no head.
+		output.SetValue(0, 0, Value(catalog.IsReadOnlyAttach() ? "reader" : "writer"));
+		output.SetValue(1, 0, Value::BOOLEAN(catalog.IsReadOnlyAttach()));
+		output.SetValue(2, 0, Value());
+		output.SetValue(3, 0, Value());
+		output.SetCardinality(1);
+		return;
+	}
+	err.Check(rc, "moraine_info");
+	output.SetValue(0, 0, Value(RoleName(info.role)));
+	output.SetValue(1, 0, Value::BOOLEAN(info.read_only));
+	output.SetValue(2, 0, Value::BIGINT(NumericCast<int64_t>(info.format)));
+	output.SetValue(3, 0, Value::BIGINT(NumericCast<int64_t>(info.head_snapshot)));
+	output.SetCardinality(1);
 }
 
 // ---- moraine_runtime() ------------------------------------------------------
@@ -101,6 +173,7 @@ void RuntimeScan(ClientContext &context, TableFunctionInput &input, DataChunk &o
 void MoraineFunctions::Register(ExtensionLoader &loader) {
 	loader.RegisterFunction(
 	    TableFunction("moraine_requests", {LogicalType::VARCHAR}, RequestsScan, RequestsBind, RequestsInit));
+	loader.RegisterFunction(TableFunction("moraine_info", {LogicalType::VARCHAR}, InfoScan, InfoBind, InfoInit));
 	loader.RegisterFunction(TableFunction("moraine_runtime", {}, RuntimeScan, RuntimeBind, RuntimeInit));
 }
 

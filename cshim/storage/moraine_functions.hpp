@@ -3,6 +3,7 @@
 //
 //   moraine_requests(database)  the object-store requests an attached lake
 //                               made, by store and kind
+//   moraine_info(database)      an attached lake's role, access, format and head
 //   moraine_runtime()           the library's live handles and goroutines
 //===----------------------------------------------------------------------===//
 

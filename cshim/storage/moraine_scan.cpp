@@ -14,13 +14,14 @@
 
 namespace duckdb {
 
-MoraineScanBindData::MoraineScanBindData(Catalog &catalog_p, string table_p, vector<string> names_p,
+MoraineScanBindData::MoraineScanBindData(MoraineTableEntry &entry_p, string table_p, vector<string> names_p,
                                          vector<LogicalType> types_p)
-    : catalog(catalog_p), table(std::move(table_p)), names(std::move(names_p)), types(std::move(types_p)) {
+    : entry(entry_p), catalog(entry_p.ParentCatalog()), table(std::move(table_p)), names(std::move(names_p)),
+      types(std::move(types_p)) {
 }
 
 unique_ptr<FunctionData> MoraineScanBindData::Copy() const {
-	auto result = make_uniq<MoraineScanBindData>(catalog, table, names, types);
+	auto result = make_uniq<MoraineScanBindData>(entry, table, names, types);
 	result->hints = hints;
 	return std::move(result);
 }
@@ -37,7 +38,7 @@ unique_ptr<FunctionData> MoraineScan::Bind(MoraineTableEntry &table) {
 		names.push_back(col.Name());
 		types.push_back(col.Type());
 	}
-	return make_uniq<MoraineScanBindData>(table.ParentCatalog(), table.name, std::move(names), std::move(types));
+	return make_uniq<MoraineScanBindData>(table, table.name, std::move(names), std::move(types));
 }
 
 virtual_column_map_t MoraineScan::VirtualColumns() {
@@ -322,6 +323,10 @@ void ScanFunction(ClientContext &context, TableFunctionInput &input, DataChunk &
 	output.SetCardinality(count);
 }
 
+BindInfo GetBindInfo(const optional_ptr<FunctionData> bind_data) {
+	return BindInfo(bind_data->Cast<MoraineScanBindData>().entry);
+}
+
 virtual_column_map_t GetVirtualColumns(ClientContext &context, optional_ptr<FunctionData> bind_data) {
 	return MoraineScan::VirtualColumns();
 }
@@ -344,6 +349,7 @@ TableFunction MoraineScan::GetFunction() {
 	function.filter_pushdown = false;
 	function.pushdown_complex_filter = PushdownComplexFilter;
 	function.get_virtual_columns = GetVirtualColumns;
+	function.get_bind_info = GetBindInfo;
 	function.to_string = ToString;
 	return function;
 }

@@ -27,8 +27,11 @@ struct MoraineFilterHint {
 };
 
 struct MoraineScanBindData : public TableFunctionData {
-	MoraineScanBindData(Catalog &catalog, string table, vector<string> names, vector<LogicalType> types);
+	MoraineScanBindData(MoraineTableEntry &entry, string table, vector<string> names, vector<LogicalType> types);
 
+	//! The entry of the transaction that bound the scan; it lives as long
+	//! as that transaction, so a bound scan is never cached beyond it.
+	MoraineTableEntry &entry;
 	Catalog &catalog;
 	string table;
 	vector<string> names;
@@ -37,6 +40,9 @@ struct MoraineScanBindData : public TableFunctionData {
 
 	unique_ptr<FunctionData> Copy() const override;
 	bool Equals(const FunctionData &other) const override;
+	bool SupportStatementCache() const override {
+		return false;
+	}
 };
 
 class MoraineScan {

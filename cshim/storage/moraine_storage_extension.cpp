@@ -79,19 +79,28 @@ void FromSecret(const KeyValueSecret &secret, S3Settings &s3) {
 
 //! The best-matching secret for uri: an s3 secret (httpfs) first, else a
 //! moraine one.
+//! moraine:S3://... (the spelling DuckDB does not hand to httpfs) is also
+//! looked up as s3://..., the scope secrets are usually given.
 S3Settings LookupSecret(ClientContext &context, const string &uri) {
 	S3Settings s3;
 	auto &manager = SecretManager::Get(context);
 	auto transaction = CatalogTransaction::GetSystemCatalogTransaction(context);
+	vector<string> paths {uri};
+	auto lowered = "s3://" + uri.substr(5);
+	if (lowered != uri) {
+		paths.push_back(lowered);
+	}
 	for (auto type : {"s3", SECRET_TYPE}) {
-		auto match = manager.LookupSecret(transaction, uri, type);
-		if (!match.HasMatch()) {
-			continue;
-		}
-		auto kv = dynamic_cast<const KeyValueSecret *>(&match.GetSecret());
-		if (kv) {
-			FromSecret(*kv, s3);
-			return s3;
+		for (auto &path : paths) {
+			auto match = manager.LookupSecret(transaction, path, type);
+			if (!match.HasMatch()) {
+				continue;
+			}
+			auto kv = dynamic_cast<const KeyValueSecret *>(&match.GetSecret());
+			if (kv) {
+				FromSecret(*kv, s3);
+				return s3;
+			}
 		}
 	}
 	return s3;
@@ -154,7 +163,7 @@ unique_ptr<Catalog> MoraineAttach(optional_ptr<StorageExtensionInfo> storage_inf
 	err.Check(moraine_attach_with_commit_log(path.c_str(), s3.found ? &s3_config : nullptr, read_only, nullptr, 0,
 	                                         nullptr, &cl, &handle, err.Out()),
 	          "moraine: attaching " + name);
-	return make_uniq<MoraineCatalog>(db, handle, path);
+	return make_uniq<MoraineCatalog>(db, handle, path, read_only);
 }
 
 unique_ptr<TransactionManager> MoraineCreateTransactionManager(optional_ptr<StorageExtensionInfo> storage_info,

@@ -1,0 +1,215 @@
+// Package storage tests the DuckDB v1.4.4 storage extension
+// (build/v1.4.4/moraine.duckdb_extension) end to end, from the main module,
+// where the catalog's Go API, the S3 test server and the request counters
+// are at hand. DuckDB v1.4.4 itself runs in separate processes built from
+// the test/duckdb14 module (which cannot share this module's DuckDB 1.5.6):
+//
+//   - build/sqllogictest-v1.4.4 runs test/sql/storage/*.test, with fixtures
+//     made here handed over as --env variables;
+//   - build/duckdb-shell-v1.4.4 is a DuckDB process driven over a pipe, for
+//     tests that act between two statements (a commit through the Go API
+//     while a DuckDB transaction is open).
+//
+// MORAINE_EXTENSION_DIR names the directory holding v1.4.4/, repository/
+// and the two commands (`make test` sets it to build/). Without it the
+// harness runs `make extension` in the repository first.
+package storage
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/moraine-go/moraine/core"
+	"github.com/moraine-go/moraine/internal/testutil/s3test"
+)
+
+var bg = context.Background()
+
+// dir is the directory of the built extension and commands.
+var dir string
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func repoRoot() string {
+	wd, _ := os.Getwd()
+	return filepath.Join(wd, "..", "..")
+}
+
+func run(m *testing.M) int {
+	dir = os.Getenv("MORAINE_EXTENSION_DIR")
+	if dir == "" {
+		dir = filepath.Join(repoRoot(), "build")
+		cmd := exec.Command("make", "--no-print-directory", "extension")
+		cmd.Dir = repoRoot()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "make extension (set MORAINE_EXTENSION_DIR to use a built one): %v\n%s", err, out)
+			return 1
+		}
+	}
+	for _, f := range []string{extension(), sqllogictest(), shell()} {
+		if _, err := os.Stat(f); err != nil {
+			fmt.Fprintf(os.Stderr, "MORAINE_EXTENSION_DIR=%s: %v (run make extension)\n", dir, err)
+			return 1
+		}
+	}
+	tmp, err := os.MkdirTemp("", "moraine-storage-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(tmp)
+	moraineBin = filepath.Join(tmp, "moraine")
+	code := m.Run()
+	s3test.Stop()
+	return code
+}
+
+func extension() string    { return filepath.Join(dir, "v1.4.4", "moraine.duckdb_extension") }
+func repository() string   { return filepath.Join(dir, "repository") }
+func sqllogictest() string { return filepath.Join(dir, "sqllogictest-v1.4.4") }
+func shell() string        { return filepath.Join(dir, "duckdb-shell-v1.4.4") }
+
+// moraineBin is cmd/moraine, built on first use.
+var (
+	moraineBin   string
+	moraineBuilt sync.Once
+	moraineErr   error
+)
+
+// moraine runs the moraine command.
+func moraine(t *testing.T, args ...string) string {
+	t.Helper()
+	moraineBuilt.Do(func() {
+		cmd := exec.Command("go", "build", "-o", moraineBin, "./cmd/moraine")
+		cmd.Dir = repoRoot()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			moraineErr = fmt.Errorf("go build ./cmd/moraine: %v\n%s", err, out)
+		}
+	})
+	if moraineErr != nil {
+		t.Fatal(moraineErr)
+	}
+	out, err := exec.Command(moraineBin, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("moraine %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// A DuckDB v1.4.4 process (build/duckdb-shell-v1.4.4).
+type duck struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *bufio.Scanner
+	errs *strings.Builder
+}
+
+type result struct {
+	Columns []string    `json:"columns"`
+	Rows    [][]*string `json:"rows"`
+	Error   string      `json:"error"`
+}
+
+// startDuck starts a DuckDB process with the storage extension loaded;
+// env is added to its environment.
+func startDuck(t *testing.T, env ...string) *duck {
+	t.Helper()
+	cmd := exec.Command(shell(), "--setting", "extension_directory="+filepath.Join(t.TempDir(), "ext"))
+	cmd.Env = append(os.Environ(), env...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &duck{t: t, cmd: cmd, in: in, errs: &strings.Builder{}}
+	cmd.Stderr = d.errs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	d.out = bufio.NewScanner(stdout)
+	d.out.Buffer(make([]byte, 1<<20), 64<<20)
+	t.Cleanup(d.close)
+	d.ok("", "LOAD '"+extension()+"'")
+	return d
+}
+
+func (d *duck) close() {
+	if d.in == nil {
+		return
+	}
+	d.in.Close()
+	d.in = nil
+	if err := d.cmd.Wait(); err != nil {
+		d.t.Errorf("duckdb-shell exited: %v\n%s", err, d.errs.String())
+	}
+}
+
+// query runs sql on connection conn.
+func (d *duck) query(conn, sql string) result {
+	d.t.Helper()
+	req, _ := json.Marshal(map[string]string{"conn": conn, "sql": sql})
+	if _, err := fmt.Fprintf(d.in, "%s\n", req); err != nil {
+		d.t.Fatalf("writing to duckdb-shell: %v\n%s", err, d.errs.String())
+	}
+	if !d.out.Scan() {
+		d.t.Fatalf("duckdb-shell stopped answering (%v)\n%s", d.out.Err(), d.errs.String())
+	}
+	var r result
+	if err := json.Unmarshal(d.out.Bytes(), &r); err != nil {
+		d.t.Fatalf("duckdb-shell answered %q: %v", d.out.Text(), err)
+	}
+	return r
+}
+
+// ok runs sql and fails the test on an error.
+func (d *duck) ok(conn, sql string) result {
+	d.t.Helper()
+	r := d.query(conn, sql)
+	if r.Error != "" {
+		d.t.Fatalf("%s [%s]: %s", sql, conn, r.Error)
+	}
+	return r
+}
+
+// value runs a query of one value.
+func (d *duck) value(conn, sql string) string {
+	d.t.Helper()
+	r := d.ok(conn, sql)
+	if len(r.Rows) != 1 || len(r.Rows[0]) != 1 {
+		d.t.Fatalf("%s [%s]: %d rows, want one value", sql, conn, len(r.Rows))
+	}
+	if r.Rows[0][0] == nil {
+		return "NULL"
+	}
+	return *r.Rows[0][0]
+}
+
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// addSchema commits one schema through the Go API.
+func addSchema(t *testing.T, c *core.Catalog, name string) core.SnapshotID {
+	t.Helper()
+	id, err := c.Commit(bg, func(tx *core.Transaction) error {
+		_, err := tx.CreateSchema(name)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}

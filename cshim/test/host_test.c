@@ -11,7 +11,9 @@
  * (moraine_functions / moraine_bind / moraine_execute) as the DuckDB shim
  * does, and checks that a panic inside the library (provoked by a bogus
  * pointer argument) comes back as MORAINE_INTERNAL and the library keeps
- * working. Exit status 0 when every check passes.
+ * working, and drives the storage extension's part of the ABI (attach
+ * options by name, transactions, table lists, scans) as the C++ catalog
+ * does. Exit status 0 when every check passes.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -337,6 +339,112 @@ static void test_panic(void) {
 	moraine_instance_release(in);
 }
 
+
+/* ---- the storage extension's ABI ---- */
+static moraine_value int_value(int64_t v) {
+	moraine_value x;
+	memset(&x, 0, sizeof(x));
+	x.type = MORAINE_TYPE_BIGINT;
+	x.bigint = v;
+	return x;
+}
+
+static void test_storage(void) {
+	moraine_error err = {0};
+	moraine_catalog empty = 0, lake = 0, h = 0;
+
+	/* Version 2 options: the host's options by name, and LEAVE_EMPTY. */
+	moraine_value poll = int_value(40);
+	moraine_option opts[] = {{"reader_poll_interval_ms", &poll}};
+	moraine_commit_log_options cl = {.size = sizeof(moraine_commit_log_options), .option_count = 1, .options = opts,
+	                                 .flags = MORAINE_ATTACH_LEAVE_EMPTY};
+	int32_t rc = moraine_attach_with_commit_log(lake_path("storage-empty"), NULL, false, NULL, 0, NULL, &cl, &empty, &err);
+	expect_ok("attach(LEAVE_EMPTY)", rc, &err);
+	moraine_txn txn = 0;
+	expect_ok("txn_begin(empty)", moraine_txn_begin(empty, &txn, &err), &err);
+	moraine_table_list *list = NULL;
+	expect_ok("txn_tables(empty)", moraine_txn_tables(txn, &list, &err), &err);
+	CHECK(list != NULL && !list->has_lake && list->table_count == 0, "an empty store lists tables");
+	moraine_table_list_free(list);
+	moraine_txn_end(txn);
+	expect_ok("detach(empty)", moraine_detach(empty, &err), &err);
+	/* Nothing was written: a read-only attach still finds no catalog. */
+	rc = moraine_attach(lake_path("storage-empty"), NULL, true, NULL, 0, NULL, &h, &err);
+	expect_error("read-only after LEAVE_EMPTY", rc, &err, MORAINE_NOT_FOUND, "no moraine catalog");
+
+	/* Refusals of the option list: named, with what is accepted. */
+	moraine_value bogus_v = int_value(1);
+	moraine_option bogus[] = {{"bogus", &bogus_v}};
+	moraine_commit_log_options bad = {.size = sizeof(moraine_commit_log_options), .option_count = 1, .options = bogus};
+	rc = moraine_attach_with_commit_log(lake_path("storage-bad"), NULL, false, NULL, 0, NULL, &bad, &h, &err);
+	expect_error("unknown option", rc, &err, MORAINE_INVALID_ARGUMENT, "unknown attach option \"bogus\"; known options: CHECKPOINT");
+	moraine_option twice[] = {{"READ_ONLY", &bogus_v}};
+	moraine_commit_log_options dup = {.size = sizeof(moraine_commit_log_options), .option_count = 1, .options = twice};
+	rc = moraine_attach_with_commit_log(lake_path("lake"), NULL, true, NULL, 0, NULL, &dup, &h, &err);
+	expect_error("READ_ONLY twice", rc, &err, MORAINE_INVALID_ARGUMENT, "READ_ONLY is given more than once");
+	moraine_commit_log_options flags = {.size = sizeof(moraine_commit_log_options), .flags = 0x80};
+	rc = moraine_attach_with_commit_log(lake_path("lake"), NULL, true, NULL, 0, NULL, &flags, &h, &err);
+	expect_error("unknown flag", rc, &err, MORAINE_INVALID_ARGUMENT, "unknown flags 0x80");
+
+	/* A lake: the 22 tables, a scan with a projection, a filter and rowid. */
+	rc = moraine_attach(lake_path("lake"), NULL, true, NULL, 0, NULL, &lake, &err);
+	expect_ok("attach(lake)", rc, &err);
+	expect_ok("txn_begin", moraine_txn_begin(lake, &txn, &err), &err);
+	expect_ok("txn_tables", moraine_txn_tables(txn, &list, &err), &err);
+	CHECK(list != NULL && list->has_lake && list->table_count == 22, "tables: %llu", list ? (unsigned long long)list->table_count : 0);
+	int found = 0;
+	for (uint64_t i = 0; list && i < list->table_count; i++) {
+		const moraine_table_def *t = &list->tables[i];
+		if (strcmp(t->name, "ducklake_schema") == 0) {
+			found = 1;
+			CHECK(t->column_count == 7 && t->primary_key == 0, "ducklake_schema: %llu columns, key %lld",
+			      (unsigned long long)t->column_count, (long long)t->primary_key);
+			CHECK(strcmp(t->columns[1].name, "schema_uuid") == 0 && strcmp(t->columns[1].type, "UUID") == 0,
+			      "column 1 %s %s", t->columns[1].name, t->columns[1].type);
+		}
+	}
+	CHECK(found, "no ducklake_schema");
+	moraine_table_list_free(list);
+
+	uint64_t cols[] = {4, MORAINE_COLUMN_ROWID};
+	moraine_value zero = int_value(0);
+	moraine_filter filters[] = {{0, MORAINE_FILTER_EQ, &zero}, {3, MORAINE_FILTER_IS_NULL, NULL}};
+	moraine_scan scan = 0;
+	expect_ok("scan_open", moraine_scan_open(txn, "ducklake_schema", cols, 2, filters, 2, &scan, &err), &err);
+	moraine_table *batch = NULL;
+	expect_ok("scan_next", moraine_scan_next(scan, 0, &batch, &err), &err);
+	CHECK(batch != NULL && batch->row_count == 1 && batch->column_count == 2, "batch %llux%llu",
+	      batch ? (unsigned long long)batch->row_count : 0, batch ? (unsigned long long)batch->column_count : 0);
+	if (batch && batch->row_count == 1) {
+		const moraine_string *name = batch->columns[0].data;
+		CHECK(batch->columns[0].type == MORAINE_TYPE_VARCHAR && name->size == 4 && memcmp(name->data, "main", 4) == 0,
+		      "schema name %.*s", (int)name->size, name->data);
+		CHECK(batch->columns[1].type == MORAINE_TYPE_BIGINT && ((const int64_t *)batch->columns[1].data)[0] == 0,
+		      "rowid");
+	}
+	moraine_table_free(batch);
+	expect_ok("scan_next (end)", moraine_scan_next(scan, 0, &batch, &err), &err);
+	CHECK(batch != NULL && batch->row_count == 0, "a second batch");
+	moraine_table_free(batch);
+	moraine_scan_close(scan);
+	rc = moraine_scan_next(scan, 0, &batch, &err);
+	expect_error("next after close", rc, &err, MORAINE_INVALID_ARGUMENT, "not a live moraine_scan handle");
+	rc = moraine_scan_open(txn, "nope", cols, 1, NULL, 0, &scan, &err);
+	expect_error("scan of a missing table", rc, &err, MORAINE_NOT_FOUND, "table \"nope\" does not exist");
+	uint64_t far[] = {99};
+	rc = moraine_scan_open(txn, "ducklake_schema", far, 1, NULL, 0, &scan, &err);
+	expect_error("scan of column 99", rc, &err, MORAINE_INVALID_ARGUMENT, "no column number 99");
+	moraine_txn_end(txn);
+	rc = moraine_txn_tables(txn, &list, &err);
+	expect_error("tables after end", rc, &err, MORAINE_INVALID_ARGUMENT, "not a live moraine_txn handle");
+
+	moraine_runtime info;
+	expect_ok("runtime_info", moraine_runtime_info(&info, &err), &err);
+	CHECK(info.transactions == 0 && info.scans == 0, "live: %llu transactions, %llu scans",
+	      (unsigned long long)info.transactions, (unsigned long long)info.scans);
+	expect_ok("detach(lake)", moraine_detach(lake, &err), &err);
+}
+
 int main(int argc, char **argv) {
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s <scratch directory>\n", argv[0]);
@@ -352,6 +460,7 @@ int main(int argc, char **argv) {
 	mkdir(scratch, 0755);
 	test_attach();
 	test_functions();
+	test_storage();
 	test_panic();
 	if (failures > 0) {
 		fprintf(stderr, "moraine_host_test: %d check(s) failed\n", failures);

@@ -1,16 +1,22 @@
 # moraine build, lint and test entry points.
 #
-#   make test    the README's test command: builds the extension (make
+#   make test    the README's test command: builds the extensions (make
 #                extension), then every Go test with the race detector on
-#                (test/sql runs the sqllogictests against the built
-#                extension), the C host test of the ABI, and the DuckDB
-#                2.0.0 load smoke test (test/duckdb20, its own module).
+#                (test/sql runs the C_STRUCT build's sqllogictests in DuckDB
+#                1.5.6, test/storage the storage extension's in DuckDB
+#                v1.4.4), the C host test of the ABI, the DuckDB 2.0.0 load
+#                smoke test (test/duckdb20), and the tests of the nested
+#                modules internal/sqllogictest and test/duckdb14.
 #                S3 tests use MORAINE_S3_ENDPOINT if set, else start
 #                versitygw themselves (internal/testutil/s3test); they never
 #                skip. Install it with
 #                  go install github.com/versity/versitygw/cmd/versitygw@v1.8.0
-#   make extension   build/moraine.duckdb_extension and build/repository/
-#                (cmake + go build; see extension/README.md). Needs cmake.
+#   make extension   build/moraine.duckdb_extension (C_STRUCT, DuckDB
+#                1.5.6/2.0.0), build/v1.4.4/moraine.duckdb_extension (the
+#                storage extension), build/repository/, and the DuckDB
+#                v1.4.4 commands build/sqllogictest-v1.4.4 and
+#                build/duckdb-shell-v1.4.4 (cmake + go build + npm pack of
+#                DuckDB's source; see extension/README.md). Needs cmake, g++.
 #   make capi-check  fail if cshim/duckdb_capi.h is stale (tools/capigen).
 #   make lint    gofmt must have nothing to say; go vet.
 #   make fmt     rewrite Go files with gofmt.
@@ -30,7 +36,7 @@ TESTFLAGS ?=
 # Go sources, minus testdata, hidden directories and build output.
 FIND_GO = find . -name '*.go' -not -path '*/testdata/*' -not -path './.*' -not -path './build/*' -print0
 
-.PHONY: all test lint fmt vet help extension extension-commitlog capi-check test-extension-host test-duckdb20
+.PHONY: all test lint fmt vet help extension extension-libs extension-commitlog capi-check test-extension-host test-duckdb20
 
 all: lint test
 
@@ -47,7 +53,7 @@ test: extension extension-commitlog
 	@mkdir -p build
 	set -o pipefail; MORAINE_EXTENSION_DIR=$(BUILD_DIR) MORAINE_COMMITLOG_EXTENSION_DIR=$(BUILD_DIR)/commitlog $(GO) test -race -count=1 -timeout $(TIMEOUT) -json $(TESTFLAGS) $(PKGS) \
 		| tee build/test-output.json | $(GO) run ./tools/testsummary
-	$(MAKE) --no-print-directory test-extension-host test-duckdb20
+	$(MAKE) --no-print-directory test-extension-host test-duckdb20 test-sqllogictest test-duckdb14
 
 lint:
 	@out="$$($(FIND_GO) | xargs -0 gofmt -l)" || { echo "gofmt failed (syntax errors above)"; exit 1; }; \
@@ -59,6 +65,7 @@ lint:
 	@echo "gofmt: ok"
 	$(GO) vet $(PKGS)
 	cd test/duckdb20 && $(GO) vet ./...
+	$(MAKE) --no-print-directory vet-nested
 
 vet:
 	$(GO) vet $(PKGS)
@@ -69,12 +76,15 @@ fmt:
 # Room for later targets: bench (benchmarks with counting stores).
 
 # --- extension ---------------------------------------------------------------
-#   make extension            cmake configures cshim/ into build/cmake and
-#                             builds: go build -buildmode=c-archive ./extension,
-#                             the C shim linked with it into libmoraine.so, the
-#                             DuckDB trailer (tools/exttrailer) ->
-#                             build/moraine.duckdb_extension, and the private
-#                             repository build/repository/ (INSTALL moraine FROM).
+#   make extension-libs       cmake configures the top-level CMakeLists.txt into
+#                             build/cmake and builds: go build -buildmode=c-archive
+#                             ./extension, the C shim linked with it into
+#                             libmoraine.so and the C++ storage extension into
+#                             libmoraine_storage.so, the DuckDB trailers
+#                             (tools/exttrailer) -> build/moraine.duckdb_extension
+#                             and build/v1.4.4/moraine.duckdb_extension, and the
+#                             private repository build/repository/.
+#   make extension            extension-libs plus the two v1.4.4 commands.
 #   make extension-commitlog  the same with the Go half built -tags commitlog
 #                             (registers the in-tree commit log at load) into
 #                             build/commitlog/ (test/sqlcommitlog runs it).
@@ -88,12 +98,14 @@ CMAKE         ?= cmake
 BUILD_DIR     ?= $(CURDIR)/build
 EXT_BUILD_DIR := $(BUILD_DIR)/cmake
 
-extension:
-	$(CMAKE) -S cshim -B $(EXT_BUILD_DIR) -DGO=$(GO) -DMORAINE_OUTPUT_DIR=$(BUILD_DIR)
+extension: extension-libs sqllogictest-v1.4.4 duckdb-shell-v1.4.4
+
+extension-libs:
+	$(CMAKE) -S . -B $(EXT_BUILD_DIR) -DGO=$(GO) -DMORAINE_OUTPUT_DIR=$(BUILD_DIR) -DDUCKDB_SOURCE_DIR=$(DUCKDB_SRC)
 	$(CMAKE) --build $(EXT_BUILD_DIR) --parallel
 
 extension-commitlog:
-	$(CMAKE) -S cshim -B $(BUILD_DIR)/cmake-commitlog -DGO=$(GO) -DMORAINE_OUTPUT_DIR=$(BUILD_DIR)/commitlog -DMORAINE_GO_TAGS=commitlog
+	$(CMAKE) -S . -B $(BUILD_DIR)/cmake-commitlog -DGO=$(GO) -DMORAINE_OUTPUT_DIR=$(BUILD_DIR)/commitlog -DMORAINE_GO_TAGS=commitlog -DMORAINE_STORAGE=OFF
 	$(CMAKE) --build $(BUILD_DIR)/cmake-commitlog --parallel
 
 test-extension-host: extension
@@ -104,6 +116,58 @@ test-duckdb20: extension
 
 capi-check:
 	$(GO) run ./tools/capigen -check
+
+# DuckDB v1.4.4's C++ source (headers), from `npm pack duckdb@1.4.4`,
+# checked against a pinned SHA-512 and cached (cmake/duckdb_source.cmake).
+DUCKDB_SRC ?= $(BUILD_DIR)/duckdb-v1.4.4
+
+.PHONY: duckdb-source
+duckdb-source:
+	@$(CMAKE) -DOUT=$(DUCKDB_SRC) -P cmake/duckdb_source.cmake
+
+# --- sqllogictest on DuckDB v1.4.4 ------------------------------------------
+#   make sqllogictest-v1.4.4  build/sqllogictest-v1.4.4, the command that runs
+#                             sqllogictest files against DuckDB v1.4.4 with the
+#                             moraine extension and DuckLake (test/duckdb14;
+#                             README "sqllogictest-v1.4.4").
+#   make test-sqllogictest    the runner module's own tests (internal/sqllogictest,
+#                             a module of its own, so not in ./...).
+#   make test-duckdb14        test/duckdb14's go test (DuckDB v1.4.4 engine).
+#   make vet-nested           go vet of those two modules (part of make lint).
+#   make duckdb-sample DUCKDB=<duckdb checkout or git dir>
+#                             DuckDB v1.4.4's test/sql sample
+#                             (test/duckdb14/testdata/duckdb-sample.txt) through
+#                             the command, extracted into a temporary directory.
+#
+# test/duckdb14 compiles a C++ file against DuckDB's headers (DUCKDB_SRC).
+
+SLT14         := $(BUILD_DIR)/sqllogictest-v1.4.4
+SLT14_CXXFLAGS = CGO_CXXFLAGS="-g -O2 -I$(DUCKDB_SRC)/src/include"
+DUCKDB        ?=
+
+.PHONY: sqllogictest-v1.4.4 duckdb-shell-v1.4.4 test-sqllogictest test-duckdb14 vet-nested duckdb-sample
+
+sqllogictest-v1.4.4: duckdb-source
+	cd test/duckdb14 && $(SLT14_CXXFLAGS) $(GO) build -ldflags "-X main.repoRoot=$(CURDIR)" -o $(SLT14) ./cmd/sqllogictest
+
+# build/duckdb-shell-v1.4.4: a DuckDB v1.4.4 process Go tests drive over a
+# pipe (test/storage).
+duckdb-shell-v1.4.4:
+	cd test/duckdb14 && $(GO) build -o $(BUILD_DIR)/duckdb-shell-v1.4.4 ./cmd/duckdb-shell
+
+test-sqllogictest:
+	cd internal/sqllogictest && $(GO) test -race -count=1 -timeout $(TIMEOUT) ./...
+
+test-duckdb14: duckdb-source
+	cd test/duckdb14 && $(SLT14_CXXFLAGS) $(GO) test -race -count=1 -timeout $(TIMEOUT) ./...
+
+vet-nested: duckdb-source
+	cd internal/sqllogictest && $(GO) vet ./...
+	cd test/duckdb14 && $(SLT14_CXXFLAGS) $(GO) vet ./...
+
+duckdb-sample: sqllogictest-v1.4.4
+	@test -n "$(DUCKDB)" || { echo "usage: make duckdb-sample DUCKDB=<duckdb checkout or git dir at v1.4.4>"; exit 2; }
+	test/duckdb14/duckdb-sample.sh "$(DUCKDB)" $(SLT14)
 
 # --- proto -------------------------------------------------------------------
 #   make proto        regenerate core/internal/catalogpb from proto/ (buf +

@@ -11,6 +11,7 @@ require (
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
 	github.com/google/btree v1.1.3
 	github.com/google/uuid v1.6.0
+	github.com/moraine-go/moraine/internal/sqllogictest v0.0.0
 	github.com/oklog/ulid/v2 v2.1.2
 	google.golang.org/protobuf v1.36.12
 )
@@ -51,3 +52,5 @@ require (
 	golang.org/x/tools v0.41.0 // indirect
 	golang.org/x/xerrors v0.0.0-20240903120638-7835f813f4da // indirect
 )
+
+replace github.com/moraine-go/moraine/internal/sqllogictest => ./internal/sqllogictest

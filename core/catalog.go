@@ -67,7 +67,7 @@ type Catalog struct {
 
 	mu      sync.Mutex
 	closed  bool
-	empty   bool // opened with LeaveEmpty on an empty store: no lake
+	empty   bool             // opened with LeaveEmpty on an empty store: no lake
 	held    *CatalogSnapshot // the head state: folded forward by commits (read-write), cached by stamp (read-only)
 	queue   []*commitReq
 	leading bool

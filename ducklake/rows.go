@@ -1,6 +1,7 @@
 package ducklake
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/moraine-go/moraine/core"
@@ -243,10 +244,7 @@ var metadataRows = map[string]func(d *core.Dump) [][]any{
 			}
 		}
 		slices.SortFunc(pairs, func(a, b pair) int {
-			if a.begin != b.begin {
-				return cmpU64(a.begin, b.begin)
-			}
-			return cmpU64(a.version, b.version)
+			return cmp.Or(cmp.Compare(a.begin, b.begin), cmp.Compare(a.version, b.version))
 		})
 		for _, p := range pairs {
 			rows = append(rows, []any{int64(p.begin), int64(p.version)})

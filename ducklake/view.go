@@ -1,6 +1,7 @@
 package ducklake
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -117,10 +118,7 @@ func inlinedTable(d *core.Dump, table core.TableID, sv uint64, rows []core.Inlin
 			}
 		}
 		slices.SortFunc(out, func(a, b core.Column) int {
-			if a.Order != b.Order {
-				return cmpU64(a.Order, b.Order)
-			}
-			return cmpU64(uint64(a.ID), uint64(b.ID))
+			return cmp.Or(cmp.Compare(a.Order, b.Order), cmp.Compare(a.ID, b.ID))
 		})
 		return out
 	}
@@ -132,16 +130,6 @@ func inlinedTable(d *core.Dump, table core.TableID, sv uint64, rows []core.Inlin
 		t.Columns = append(t.Columns, Column{Name: c.Name, Type: typ})
 	}
 	return t, nil
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // schemaVersionBegin is the snapshot at which table took schema version sv.

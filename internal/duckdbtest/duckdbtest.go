@@ -4,7 +4,8 @@
 // real DuckDB (through github.com/duckdb/duckdb-go/v2, which links DuckDB
 // statically with -rdynamic, so the test binary itself is the DuckDB host):
 // locating duckdb.h, compiling small C extensions with the system C compiler,
-// and opening databases that never touch the home directory.
+// opening databases that never touch the home directory, and Engine, the
+// sqllogictest engine of this module's DuckDB (engine.go, format.go).
 //
 // Import it only from tests: it links DuckDB.
 package duckdbtest
@@ -236,16 +237,17 @@ func BuildTestExtension(t testing.TB, dir string) string {
 	return ext
 }
 
-// BuildExtension runs the build `make extension` runs into dir (dir/cmake
-// for cmake's files, dir/moraine.duckdb_extension and dir/repository as
-// output); tags are the Go half's build tags ("" or "commitlog").
+// BuildExtension runs the C_STRUCT part of the build `make extension` runs
+// into dir (dir/cmake for cmake's files, dir/moraine.duckdb_extension and
+// dir/repository as output; the storage extension is not built); tags are
+// the Go half's build tags ("" or "commitlog").
 func BuildExtension(dir, tags string) error {
 	root, err := ModuleRoot()
 	if err != nil {
 		return err
 	}
 	for _, args := range [][]string{
-		{"-S", filepath.Join(root, "cshim"), "-B", filepath.Join(dir, "cmake"), "-DMORAINE_OUTPUT_DIR=" + dir, "-DMORAINE_GO_TAGS=" + tags},
+		{"-S", root, "-B", filepath.Join(dir, "cmake"), "-DMORAINE_OUTPUT_DIR=" + dir, "-DMORAINE_GO_TAGS=" + tags, "-DMORAINE_STORAGE=OFF"},
 		{"--build", filepath.Join(dir, "cmake"), "--target", "extension"},
 	} {
 		cmd := exec.Command("cmake", args...)

@@ -10,7 +10,7 @@ import (
 // FuzzParse: the parser never panics, and every error it returns is a
 // *ParseError naming a line of the input. Seeds: every file in testdata.
 func FuzzParse(f *testing.F) {
-	for _, dir := range []string{"parse", "pass", "fail", "skip"} {
+	for _, dir := range []string{"parse", "pass", "fail", "skip", "fake", "duckdb"} {
 		files, _ := filepath.Glob(filepath.Join("testdata", dir, "*.test"))
 		for _, p := range files {
 			b, err := os.ReadFile(p)
@@ -21,6 +21,8 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Add("loop i 0 1\n\nforeach x a\n\nendloop\n")
+	f.Add("concurrentloop i 0 2\n\nonlyif i>=1&&i<>3\nstatement ok\nx\n\nendloop\n\nmode skip\n\nquery Q\nx\n")
+	f.Add("set ignore_error_messages a, b c\n\nreset label x\n\nunzip a.gz\n\ntags t\n\ntest-env A b\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		file, err := Parse("fuzz.test", text)
 		if err != nil {

@@ -1,173 +1,234 @@
-//go:build cgo
-
 package sqllogictest
 
 import (
+	"compress/gzip"
 	"context"
-	"crypto/md5"
-	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"math"
-	"math/big"
-	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"testing"
+	"sync"
+	"sync/atomic"
 	"time"
-
-	_ "github.com/duckdb/duckdb-go/v2" // the "duckdb" database/sql driver
 )
 
 // Options configure a run.
 type Options struct {
-	// Settings are DuckDB settings applied when each database is opened (DSN
-	// query parameters), e.g. {"allow_unsigned_extensions": "true"}. They
-	// override the runner's defaults: extension_directory and
-	// secret_directory inside the file's __TEST_DIR__ and
-	// autoinstall_known_extensions=false, so that nothing touches $HOME or
-	// the network.
+	// Engine opens the databases. Required.
+	Engine Engine
+	// Settings are DuckDB settings applied when each database is opened,
+	// e.g. {"allow_unsigned_extensions": "true"}. They override the
+	// runner's defaults: extension_directory and secret_directory inside
+	// the file's __TEST_DIR__ and autoinstall_known_extensions=false, so
+	// that nothing touches $HOME or the network.
 	Settings map[string]string
-	// InitSQL runs on every new connection, after the runner's own
-	// SET TimeZone = 'UTC'.
+	// InitSQL runs on every new connection (after the engine's own setup).
 	InitSQL []string
 	// Extensions maps extension names to files: `require <name>` runs
 	// LOAD '<file>' (and a failure to load is a test failure, not a skip).
-	// Other names are tried with LOAD <name> (built-in or installed
-	// extensions); when that fails the requirement is unmet.
+	// Other names are loaded as the engine loads built-in extensions
+	// (ExtensionLoader), or with LOAD <name>; when that fails the
+	// requirement is unmet.
 	Extensions map[string]string
 	// AllowSkip lists requirements (extension names, "vector_size", ...,
-	// and "env:VAR" for require-env VAR) that may be unmet in this run: a
-	// file needing one of them is skipped instead of failing. A file can
-	// also allow itself to be skipped with a "# allow-skip: <reason>" line.
+	// "env:VAR" for require-env VAR, "error:<message>" for
+	// SkipErrorMessages) that may be unmet in this run: under go test
+	// (RunFile, RunDir), a file needing one of them is skipped instead of
+	// failing. A file can also allow itself to be skipped with a
+	// "# allow-skip: <reason>" line.
 	AllowSkip []string
-	// Env supplies ${VAR} values and require-env variables before the
-	// process environment is consulted.
+	// Env holds variables in scope of every file: ${NAME} and {NAME}
+	// become their values, a test-env of the same name is overridden, and
+	// a require-env is satisfied by them before the process environment is
+	// consulted.
 	Env map[string]string
-	// Engine is the name skipif/onlyif compare with; default "duckdb".
-	Engine string
+	// SystemName is the name skipif/onlyif compare with; default "duckdb".
+	SystemName string
+	// SkipErrorMessages: a statement or query failing with an error that
+	// contains one of these ends the file as skipped, as DuckDB's runner
+	// does for its skip_error_messages (by default "HTTP" and "Unable to
+	// connect"). Default none: the failure is a failure.
+	SkipErrorMessages []string
+	// Timeout bounds each file (0: no bound): when it passes, the running
+	// statement is interrupted and the file fails.
+	Timeout time.Duration
+	// KeepUnsetVars leaves a ${NAME} that is set nowhere as it is, as
+	// DuckDB's runner does; by default it fails the record (a typo would
+	// otherwise reach DuckDB as text).
+	KeepUnsetVars bool
+	// TestDir is the file's __TEST_DIR__. Default: a new temporary
+	// directory, removed after the file.
+	TestDir string
+	// Log receives what the run logs (mode output_result, halt, ...);
+	// nil discards it. It may be called from several goroutines.
+	Log Logger
+	// OnRecord, when set, is called with the line of each record before it
+	// runs (from several goroutines in a concurrentloop).
+	OnRecord func(line int)
+}
+
+// A Logger receives log lines; testing.TB is one.
+type Logger interface {
+	Logf(format string, args ...any)
 }
 
 // standardVectorSize and defaultBlockSize are the compile-time constants of
-// the DuckDB builds duckdb-go ships, for require vector_size / block_size.
+// the DuckDB builds the engines use, for require vector_size / block_size.
 const (
 	standardVectorSize = 2048
 	defaultBlockSize   = 262144
 )
 
-// RunDir runs every *.test file under dir (recursively, in lexical order), each
-// as a subtest named by its path relative to dir. A directory without test
-// files is an error.
-func RunDir(t *testing.T, dir string, opts Options) {
-	t.Helper()
-	files, err := Files(dir)
-	if err != nil {
-		t.Fatal(err)
+// Status is how a file ended.
+type Status int
+
+// File statuses.
+const (
+	Passed  Status = iota // every record ran as expected (or the file halted)
+	Failed                // a record failed; Outcome.Line and Msg say which and why
+	Skipped               // a requirement is unmet; Outcome.What names it
+)
+
+func (s Status) String() string {
+	switch s {
+	case Failed:
+		return "FAIL"
+	case Skipped:
+		return "SKIP"
 	}
-	for _, f := range files {
-		name, err := filepath.Rel(dir, f)
-		if err != nil {
-			name = f
-		}
-		t.Run(filepath.ToSlash(name), func(t *testing.T) { RunFile(t, f, opts) })
-	}
+	return "PASS"
 }
 
-// Files lists the *.test files under dir, recursively, in lexical order.
-// Finding none is an error.
-func Files(dir string) ([]string, error) {
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.HasSuffix(p, ".test") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("sqllogictest: %w", err)
-	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("sqllogictest: no .test files under %s", dir)
-	}
-	slices.Sort(files)
-	return files, nil
+// Outcome is the result of running one file.
+type Outcome struct {
+	Status Status
+	Path   string
+	// Line is the line of the record that failed or made the file skip
+	// (0 when the file failed as a whole, e.g. it cannot be read).
+	Line int
+	// Msg is the failure message (it starts with path:line:) or, for a
+	// skip, the unmet requirement ("require httpfs: ...").
+	Msg string
+	// What names the unmet requirement of a skip as Options.AllowSkip
+	// does ("httpfs", "env:VAR", ...).
+	What string
+	// HaltLine is the line of a halt that ended the file, or 0.
+	HaltLine int
+	// NotRun counts the records mode skip left out.
+	NotRun int
 }
 
-// RunFile parses and runs one test file against a fresh DuckDB database. The
-// first failing record fails t (Errorf) and ends the file; a file whose
-// requirements are unmet fails too, unless skipping it is allowed (see
-// Options.AllowSkip), in which case t is skipped.
-func RunFile(t testing.TB, path string, opts Options) {
-	t.Helper()
+// Summary returns the outcome's first line: the reason without the SQL and
+// results that follow in Msg.
+func (o Outcome) Summary() string {
+	s, _, _ := strings.Cut(o.Msg, "\n")
+	prefix := fmt.Sprintf("%s:%d: ", o.Path, o.Line)
+	return strings.TrimPrefix(s, prefix)
+}
+
+// RunPath parses and runs one file. A file that cannot be read or parsed
+// fails.
+func RunPath(ctx context.Context, path string, opts Options) Outcome {
 	f, err := ParseFile(path)
 	if err != nil {
-		t.Errorf("sqllogictest: %v", err)
-		return
+		var pe *ParseError
+		if errors.As(err, &pe) {
+			return Outcome{Status: Failed, Path: path, Line: pe.Line, Msg: pe.Error()}
+		}
+		return Outcome{Status: Failed, Path: path, Msg: fmt.Sprintf("%s:0: %v", path, err)}
 	}
-	Run(t, f, opts)
+	return Exec(ctx, f, opts)
 }
 
-// Run runs a parsed file.
-func Run(t testing.TB, f *File, opts Options) {
-	t.Helper()
-	if opts.Engine == "" {
-		opts.Engine = "duckdb"
+// Exec runs a parsed file against a fresh database. The context bounds the
+// whole file: cancelling it interrupts the running statement.
+func Exec(ctx context.Context, f *File, opts Options) (out Outcome) {
+	out = Outcome{Path: f.Path, NotRun: f.Skipped}
+	if opts.Engine == nil {
+		out.Status, out.Msg = Failed, f.Path+":0: sqllogictest: Options.Engine is not set"
+		return out
+	}
+	if opts.SystemName == "" {
+		opts.SystemName = "duckdb"
+	}
+	if opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
+		defer cancel()
 	}
 	r := &runner{
-		t:      t,
 		f:      f,
 		opts:   opts,
-		ctx:    context.Background(),
-		vars:   map[string]string{},
+		ctx:    ctx,
 		labels: map[string]labeled{},
+		memo:   map[*Record]string{},
+		// DuckDB's runner always fails on these, even for statement error.
+		alwaysFail: []string{"differs from original result!", "INTERNAL"},
+		ignore:     slices.Clone(opts.SkipErrorMessages),
 	}
-	r.testDir = t.TempDir()
+	r.testDir = opts.TestDir
+	if r.testDir == "" {
+		dir, err := os.MkdirTemp("", "sqllogictest-")
+		if err != nil {
+			out.Status, out.Msg = Failed, fmt.Sprintf("%s:0: %v", f.Path, err)
+			return out
+		}
+		defer os.RemoveAll(dir)
+		r.testDir = dir
+	}
+	if wd, err := os.Getwd(); err == nil {
+		r.workDir = wd
+	}
+	r.defineVars()
 	err := r.open()
 	if err == nil {
-		err = r.exec(f.Records, nil)
+		err = r.exec(f.Records, &execState{})
 	}
 	r.close()
 	var skip *skipFile
 	var halt errHalt
+	var fail *failure
 	switch {
 	case err == nil:
+		out.Status = Passed
 	case errors.As(err, &halt):
-		t.Logf("%s:%d: halt: the rest of the file is not run", f.Path, int(halt))
+		out.Status, out.HaltLine = Passed, int(halt)
+		r.logf("%s:%d: halt: the rest of the file is not run", f.Path, int(halt))
 	case errors.As(err, &skip):
-		if reason := r.skipAllowed(skip.what); reason != "" {
-			t.Skipf("%s:%d: %s (skip allowed: %s)", f.Path, skip.line, skip.msg, reason)
-			return
-		}
-		t.Errorf("%s:%d: %s\nThe file would be skipped, and a skipped file is a failure here. "+
-			"If this run may lack it, list %q in Options.AllowSkip, or add a line \"%s <reason>\" to the file.",
-			f.Path, skip.line, skip.msg, skip.what, strings.TrimSpace(allowSkipPrefix))
+		out.Status, out.Line, out.Msg, out.What = Skipped, skip.line, skip.msg, skip.what
+	case errors.As(err, &fail):
+		out.Status, out.Line, out.Msg = Failed, fail.line, fail.msg
 	default:
-		t.Errorf("%v", err)
+		out.Status, out.Msg = Failed, fmt.Sprintf("%s:0: %v", f.Path, err)
 	}
-	if r.skipped > 0 {
-		t.Logf("%s: %d records not run (mode skip)", f.Path, r.skipped)
+	if f.Skipped > 0 {
+		r.logf("%s: %d records not run (mode skip)", f.Path, f.Skipped)
 	}
+	return out
 }
 
-// skipAllowed returns why the file may be skipped for requirement what, or "".
-func (r *runner) skipAllowed(what string) string {
-	if slices.Contains(r.opts.AllowSkip, what) {
-		return "Options.AllowSkip lists " + strconv.Quote(what)
+// defineVars sets the standard variables and Options.Env.
+func (r *runner) defineVars() {
+	r.vars.set("TEST_UUID", runUUID)
+	r.vars.set("WORKING_DIR", r.workDir)
+	r.vars.set("DATA_DIR", r.workDir+"/data")
+	r.vars.set("TEMP_DIR", r.testDir)
+	r.vars.set("CATALOG_DIR", r.testDir+"/"+runUUID)
+	r.vars.set("TEST_NAME", r.f.Path)
+	r.vars.set("TEST_NAME__NO_SLASH", strings.ReplaceAll(r.f.Path, "/", "_"))
+	keys := make([]string, 0, len(r.opts.Env))
+	for k := range r.opts.Env {
+		keys = append(keys, k)
 	}
-	if r.f.AllowSkip != "" {
-		return r.f.AllowSkip
+	slices.Sort(keys)
+	for _, k := range keys {
+		r.vars.set(k, r.opts.Env[k])
 	}
-	return ""
 }
 
 // skipFile ends a file whose requirement is unmet.
@@ -184,30 +245,57 @@ type errHalt int
 
 func (h errHalt) Error() string { return "halt" }
 
+// failure is a failed record; its message names the file and line.
+type failure struct {
+	line int
+	msg  string
+}
+
+func (f *failure) Error() string { return f.msg }
+
 type labeled struct {
 	line   int
+	hash   string
 	values []string
 }
 
 type runner struct {
-	t       testing.TB
 	f       *File
 	opts    Options
 	ctx     context.Context
 	testDir string
+	workDir string
 
 	dbPath   string // "" for in-memory
 	readOnly bool
 	version  string // storage_compatibility_version from load
-	db       *sql.DB
-	conns    map[string]*sql.Conn // "" is the default connection
-	loaded   []string             // required extensions, loaded again after restart/load
+	db       Database
+	conns    map[string]Conn // named connections; "" is the main connection
+	loaded   []string        // required extensions, loaded again after restart/load
 
-	vars         map[string]string // require-env variables
-	skipLevel    int
-	skipped      int
-	outputResult bool
-	labels       map[string]labeled
+	varsMu sync.RWMutex
+	vars   vars
+
+	labelsMu sync.Mutex
+	labels   map[string]labeled
+
+	memoMu sync.Mutex
+	memo   map[*Record]string // SQL after replaceKeywords, once per record as DuckDB parses once
+
+	finished atomic.Bool // a concurrent iteration failed: the others stop
+
+	hashThreshold int
+	outputResult  bool
+	outputHash    bool
+	requireEnvs   map[string]bool
+	alwaysFail    []string
+	ignore        []string
+}
+
+func (r *runner) logf(format string, args ...any) {
+	if r.opts.Log != nil {
+		r.opts.Log.Logf(format, args...)
+	}
 }
 
 // settings returns the DuckDB settings for opening the database.
@@ -220,494 +308,713 @@ func (r *runner) settings() map[string]string {
 	for k, v := range r.opts.Settings {
 		s[k] = v
 	}
-	if r.readOnly {
-		s["access_mode"] = "READ_ONLY"
-	}
 	if r.version != "" {
 		s["storage_compatibility_version"] = r.version
 	}
 	return s
 }
 
-func dsn(path string, settings map[string]string) string {
-	keys := make([]string, 0, len(settings))
-	for k := range settings {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var b strings.Builder
-	b.WriteString(path)
-	for i, k := range keys {
-		if i == 0 {
-			b.WriteByte('?')
-		} else {
-			b.WriteByte('&')
-		}
-		b.WriteString(url.QueryEscape(k) + "=" + url.QueryEscape(settings[k]))
-	}
-	return b.String()
+func (r *runner) config() Config {
+	return Config{Path: r.dbPath, ReadOnly: r.readOnly, Settings: r.settings()}
 }
 
 func (r *runner) open() error {
-	db, err := sql.Open("duckdb", dsn(r.dbPath, r.settings()))
-	if err == nil {
-		err = db.PingContext(r.ctx)
-	}
+	db, err := r.opts.Engine.Open(r.ctx, r.config())
 	if err != nil {
-		if db != nil {
-			db.Close()
-		}
-		where := "an in-memory database"
-		if r.dbPath != "" {
-			where = r.dbPath
-		}
-		return fmt.Errorf("%s: cannot open %s: %v", r.f.Path, where, err)
+		return r.openError(err)
 	}
-	db.SetMaxIdleConns(0) // a released connection is closed, so reconnect gets a new one
 	r.db = db
-	r.conns = map[string]*sql.Conn{}
+	r.conns = map[string]Conn{}
+	return r.reload()
+}
+
+func (r *runner) openError(err error) error {
+	where := "an in-memory database"
+	if r.dbPath != "" {
+		where = r.dbPath
+	}
+	return fmt.Errorf("cannot open %s: %v", where, err)
+}
+
+// reload loads the required extensions again after the database was
+// reopened.
+func (r *runner) reload() error {
 	for _, ext := range r.loaded {
-		if err := r.loadExtension(ext); err != nil {
-			return fmt.Errorf("%s: loading extension %s again after reopening the database: %v", r.f.Path, ext, err)
+		unavailable, err := r.loadExtension(ext)
+		if err == nil {
+			err = unavailable
+		}
+		if err != nil {
+			return fmt.Errorf("loading extension %s again after reopening the database: %v", ext, err)
 		}
 	}
 	return nil
 }
 
-func (r *runner) close() {
+func (r *runner) closeConns() {
 	for _, c := range r.conns {
 		c.Close()
 	}
-	r.conns = nil
+	r.conns = map[string]Conn{}
+}
+
+func (r *runner) close() {
+	r.closeConns()
 	if r.db != nil {
 		r.db.Close()
 		r.db = nil
 	}
 }
 
-// conn returns the named connection, opening it on first use.
-func (r *runner) conn(name string) (*sql.Conn, error) {
-	if c := r.conns[name]; c != nil {
-		return c, nil
-	}
-	c, err := r.db.Conn(r.ctx)
+// newConn opens a connection and runs Options.InitSQL on it.
+func (r *runner) newConn() (Conn, error) {
+	c, err := r.db.Connect(r.ctx)
 	if err != nil {
 		return nil, err
 	}
-	// As DuckDB's runners do; fails only without ICU, which every duckdb-go build has.
-	_, _ = c.ExecContext(r.ctx, "SET TimeZone = 'UTC'")
 	for _, q := range r.opts.InitSQL {
-		if _, err := c.ExecContext(r.ctx, q); err != nil {
+		if err := c.Exec(r.ctx, q); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("Options.InitSQL %q: %v", q, err)
 		}
+	}
+	return c, nil
+}
+
+// conn returns the named connection, opening it on first use.
+func (r *runner) conn(name string) (Conn, error) {
+	if c := r.conns[name]; c != nil {
+		return c, nil
+	}
+	c, err := r.newConn()
+	if err != nil {
+		return nil, err
 	}
 	r.conns[name] = c
 	return c, nil
 }
 
-func (r *runner) loadExtension(name string) error {
+// loadExtension loads a required extension: from its file when configured,
+// else as a built-in. unavailable is non-nil when it is not available here
+// (the requirement is unmet, and it says why); err is a failure.
+func (r *runner) loadExtension(name string) (unavailable, err error) {
 	c, err := r.conn("")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if p, ok := r.opts.Extensions[name]; ok {
-		_, err = c.ExecContext(r.ctx, "LOAD "+sqlQuote(p))
-	} else {
-		_, err = c.ExecContext(r.ctx, "LOAD "+quoteIdent(name))
+		return nil, c.Exec(r.ctx, "LOAD "+sqlQuote(p))
 	}
-	return err
+	if l, ok := r.db.(ExtensionLoader); ok {
+		loaded, err := l.LoadExtension(r.ctx, name)
+		if err == nil && !loaded {
+			return errors.New("the extension is not available"), nil
+		}
+		return nil, err
+	}
+	if err := c.Exec(r.ctx, "LOAD "+quoteIdent(name)); err != nil {
+		return fmt.Errorf("the extension cannot be loaded: %v", errText(err)), nil
+	}
+	return nil, nil
 }
 
 func sqlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
-// loopVars are the loop variables in scope, innermost last.
-type loopVars []struct{ name, value string }
-
-func (v loopVars) lookup(name string) (string, bool) {
-	for i := len(v) - 1; i >= 0; i-- {
-		if v[i].name == name {
-			return v[i].value, true
-		}
-	}
-	return "", false
+// execState is the state of one thread of execution: the main one, or one
+// iteration of a concurrentloop.
+type execState struct {
+	loops []loopFrame
+	conn  Conn // a concurrentloop iteration's own connection; nil otherwise
 }
 
-func (v loopVars) String() string {
-	var parts []string
-	for _, x := range v {
-		parts = append(parts, x.name+"="+x.value)
+func (st *execState) parallel() bool { return st.conn != nil }
+
+func (v loopFrame) String() string {
+	if v.rec.IsForeach {
+		return v.rec.LoopVar + "=" + v.value
 	}
-	return strings.Join(parts, ", ")
+	return v.rec.LoopVar + "=" + strconv.Itoa(v.index)
 }
 
-func (r *runner) exec(recs []Record, vars loopVars) error {
+func (r *runner) exec(recs []Record, st *execState) error {
 	for i := range recs {
+		if r.finished.Load() {
+			return nil
+		}
+		if err := r.ctx.Err(); err != nil {
+			return r.failf(&recs[i], st, "%v", err)
+		}
 		rec := &recs[i]
-		if r.skipLevel > 0 && !(rec.Kind == KindMode && rec.Args()[0] == "unskip") {
-			r.skipped++
+		run, err := r.conditionsMet(rec, st)
+		if err != nil {
+			return err
+		}
+		if !run {
 			continue
 		}
-		if !r.conditionsMet(rec) {
-			continue
+		if r.opts.OnRecord != nil {
+			r.opts.OnRecord(rec.Line)
 		}
-		if err := r.record(rec, vars); err != nil {
+		if err := r.record(rec, st); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (r *runner) conditionsMet(rec *Record) bool {
+// conditionsMet evaluates the skipif/onlyif conditions of a record.
+func (r *runner) conditionsMet(rec *Record, st *execState) (bool, error) {
 	for _, c := range rec.Conditions {
-		if c.OnlyIf != strings.EqualFold(c.Engine, r.opts.Engine) {
-			return false
+		if c.Var != "" {
+			continue
+		}
+		if strings.EqualFold(c.Engine, r.opts.SystemName) != c.OnlyIf {
+			return false, nil
 		}
 	}
-	return true
+	for _, c := range rec.Conditions {
+		if c.Var == "" {
+			continue
+		}
+		if len(st.loops) == 0 {
+			return false, r.failf(rec, st, "conditions (onlyif/skipif) on loop parameters can only occur within a loop")
+		}
+		holds, found := false, false
+		for _, l := range st.loops {
+			if l.rec.LoopVar != c.Var {
+				continue
+			}
+			found = true
+			v := l.loopValue()
+			switch c.Op {
+			case "=":
+				holds = v == c.Value
+			case "<>":
+				holds = v != c.Value
+			default:
+				a, err1 := strconv.ParseInt(v, 10, 64)
+				b, err2 := strconv.ParseInt(c.Value, 10, 64)
+				if err1 != nil || err2 != nil {
+					return false, r.failf(rec, st, "condition %s%s%s: %q is not an integer", c.Var, c.Op, c.Value, v)
+				}
+				switch c.Op {
+				case "<":
+					holds = a < b
+				case "<=":
+					holds = a <= b
+				case ">":
+					holds = a > b
+				case ">=":
+					holds = a >= b
+				}
+			}
+		}
+		if !found {
+			return false, r.failf(rec, st, "condition in onlyif/skipif not found: %s must be a loop iterator name", c.Var)
+		}
+		if holds != c.OnlyIf {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
-var varRE = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+func (r *runner) failf(rec *Record, st *execState, format string, args ...any) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:%d: ", r.f.Path, rec.Line)
+	fmt.Fprintf(&b, format, args...)
+	if st != nil && len(st.loops) > 0 {
+		parts := make([]string, len(st.loops))
+		for i, l := range st.loops {
+			parts[i] = l.String()
+		}
+		fmt.Fprintf(&b, "\n(in loop iteration %s)", strings.Join(parts, ", "))
+	}
+	return &failure{line: rec.Line, msg: b.String()}
+}
 
-// subst replaces __TEST_DIR__, __WORKING_DIRECTORY__ and ${NAME} (a loop
-// variable, a require-env variable, Options.Env, or the environment).
-func (r *runner) subst(s string, rec *Record, vars loopVars) (string, error) {
-	if strings.Contains(s, "__BUILD_DIRECTORY__") {
-		return "", r.failf(rec, vars, "__BUILD_DIRECTORY__ is not supported by this runner")
+// sql returns a record's SQL with every substitution made.
+func (r *runner) sql(rec *Record, st *execState) (string, error) {
+	r.memoMu.Lock()
+	s, ok := r.memo[rec]
+	if !ok {
+		s = r.replaceKeywords(rec.SQL)
+		r.memo[rec] = s
 	}
-	s = strings.ReplaceAll(s, "__TEST_DIR__", r.testDir)
-	if strings.Contains(s, "__WORKING_DIRECTORY__") {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", r.failf(rec, vars, "__WORKING_DIRECTORY__: %v", err)
-		}
-		s = strings.ReplaceAll(s, "__WORKING_DIRECTORY__", wd)
+	r.memoMu.Unlock()
+	return r.finishSubst(s, rec, st)
+}
+
+// finishSubst applies the loop variables and the process environment.
+func (r *runner) finishSubst(s string, rec *Record, st *execState) (string, error) {
+	s, err := r.loopReplace(s, st.loops)
+	if err != nil {
+		return "", r.failf(rec, st, "%v", err)
 	}
-	var missing []string
-	s = varRE.ReplaceAllStringFunc(s, func(m string) string {
-		name := m[2 : len(m)-1]
-		if v, ok := vars.lookup(name); ok {
-			return v
-		}
-		if v, ok := r.lookupEnv(name); ok {
-			return v
-		}
-		missing = append(missing, name)
-		return m
-	})
-	if len(missing) > 0 {
-		return "", r.failf(rec, vars, "${%s} is not set (not a loop variable, nor in Options.Env or the environment)", missing[0])
+	s, missing := processEnv(s)
+	if missing != "" && !r.opts.KeepUnsetVars {
+		return "", r.failf(rec, st, "${%s} is not set (not a loop variable, test-env or require-env, nor in Options.Env or the environment)", missing)
 	}
 	return s, nil
 }
 
-func (r *runner) lookupEnv(name string) (string, bool) {
-	if v, ok := r.vars[name]; ok {
-		return v, true
+func (r *runner) record(rec *Record, st *execState) error {
+	if st.parallel() {
+		switch rec.Kind {
+		case KindStatement, KindQuery, KindReset, KindLoop:
+		default:
+			return r.failf(rec, st, "concurrent loop is not supported over %s", rec.Unparsed[0])
+		}
 	}
-	if v, ok := r.opts.Env[name]; ok {
-		return v, true
-	}
-	return os.LookupEnv(name)
-}
-
-// failure is a failed record; its message names the file and line.
-type failure struct{ msg string }
-
-func (f *failure) Error() string { return f.msg }
-
-func (r *runner) failf(rec *Record, vars loopVars, format string, args ...any) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s:%d: ", r.f.Path, rec.Line)
-	fmt.Fprintf(&b, format, args...)
-	if len(vars) > 0 {
-		fmt.Fprintf(&b, "\n(in loop iteration %s)", vars)
-	}
-	return &failure{msg: b.String()}
-}
-
-func (r *runner) record(rec *Record, vars loopVars) error {
 	switch rec.Kind {
 	case KindStatement:
-		return r.statement(rec, vars)
+		return r.statement(rec, st)
 	case KindQuery:
-		return r.query(rec, vars)
+		return r.query(rec, st)
 	case KindRequire:
-		return r.require(rec)
+		return r.require(rec, st)
 	case KindRequireEnv:
+		return r.requireEnv(rec, st)
+	case KindTestEnv:
 		args := rec.Args()
-		v, ok := r.lookupEnv(args[0])
-		if !ok {
-			return &skipFile{line: rec.Line, what: "env:" + args[0], msg: fmt.Sprintf("require-env %s: the variable is not set", args[0])}
+		value := args[1]
+		if v, ok := r.opts.Env[args[0]]; ok {
+			value = v
 		}
-		if len(args) == 2 && v != args[1] {
-			return &skipFile{line: rec.Line, what: "env:" + args[0],
-				msg: fmt.Sprintf("require-env %s %s: the variable is %q", args[0], args[1], v)}
-		}
-		r.vars[args[0]] = v
+		r.varsMu.Lock()
+		r.vars.set(args[0], value)
+		r.varsMu.Unlock()
 	case KindLoad:
-		args := rec.Args()
-		path := ""
-		if len(args) > 0 {
-			p, err := r.subst(args[0], rec, vars)
-			if err != nil {
-				return err
-			}
-			path = p
-		}
-		readOnly := len(args) > 1
-		r.close()
-		if !readOnly && path != "" {
-			// As DuckDB's runners do: load starts from an empty database file.
-			for _, p := range []string{path, path + ".wal"} {
-				if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-					return r.failf(rec, vars, "load: removing the old database: %v", err)
-				}
-			}
-		}
-		r.dbPath, r.readOnly = path, readOnly
-		r.version = ""
-		if len(args) == 3 {
-			r.version = args[2]
-		}
-		if err := r.open(); err != nil {
-			return r.failf(rec, vars, "load: %v", err)
-		}
+		return r.load(rec, st)
 	case KindRestart:
-		r.close()
-		if err := r.open(); err != nil {
-			return r.failf(rec, vars, "restart: %v", err)
-		}
+		return r.restart(rec, st)
 	case KindReconnect:
 		// New connections (the database stays open): connection state such
 		// as settings, temporary tables and open transactions is gone.
-		for _, c := range r.conns {
-			c.Close()
-		}
-		r.conns = map[string]*sql.Conn{}
+		r.closeConns()
 	case KindMode:
 		switch rec.Args()[0] {
-		case "skip":
-			r.skipLevel++
-		case "unskip":
-			if r.skipLevel > 0 {
-				r.skipLevel--
-			}
 		case "output_result":
 			r.outputResult = true
+		case "output_hash":
+			r.outputHash = true
 		case "no_output":
-			r.outputResult = false
+			r.outputResult, r.outputHash = false, false
 		}
 	case KindHalt:
 		return errHalt(rec.Line)
 	case KindSleep:
-		n, _ := strconv.Atoi(rec.Args()[0])
-		time.Sleep(time.Duration(int64(n) * sleepUnit(rec.Args()[1])))
+		n, _ := strconv.ParseUint(rec.Args()[0], 10, 63)
+		t := time.NewTimer(time.Duration(int64(n) * sleepUnit(rec.Args()[1])))
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-r.ctx.Done():
+			return r.failf(rec, st, "sleep: %v", r.ctx.Err())
+		}
 	case KindHashThreshold:
-		// Accepted; results are compared as hashes only where the file
-		// gives a "N values hashing to H" line.
+		r.hashThreshold, _ = strconv.Atoi(rec.Args()[0])
+	case KindSet:
+		return r.set(rec, st)
+	case KindReset:
+		name := rec.Args()[1]
+		r.labelsMu.Lock()
+		_, ok := r.labels[name]
+		delete(r.labels, name)
+		r.labelsMu.Unlock()
+		if !ok {
+			return r.failf(rec, st, "reset label %s: no query has that label", name)
+		}
+	case KindUnzip:
+		return r.unzip(rec, st)
+	case KindTags:
+		// Tags select files in DuckDB's runner; every file runs here.
 	case KindLoop:
-		return r.loop(rec, vars)
+		return r.loop(rec, st)
+	case KindInvalid:
+		return r.failf(rec, st, "%s", rec.Error)
 	default:
-		return r.failf(rec, vars, "internal error: record kind %d", rec.Kind)
+		return r.failf(rec, st, "internal error: record kind %d", rec.Kind)
 	}
 	return nil
 }
 
-func (r *runner) loop(rec *Record, vars loopVars) error {
-	run := func(values []string) error {
-		inner := slices.Clone(vars)
-		for i, name := range rec.LoopVars {
-			inner = append(inner, struct{ name, value string }{name, values[i]})
-		}
-		return r.exec(rec.Body, inner)
+func (r *runner) requireEnv(rec *Record, st *execState) error {
+	args := rec.Args()
+	name := args[0]
+	v, ok := r.opts.Env[name]
+	if !ok {
+		v, ok = os.LookupEnv(name)
 	}
-	if !rec.IsForeach {
-		for i := rec.LoopStart; i < rec.LoopEnd; i++ {
-			if err := run([]string{strconv.Itoa(i)}); err != nil {
+	if !ok {
+		return &skipFile{line: rec.Line, what: "env:" + name, msg: fmt.Sprintf("require-env %s: the variable is not set", name)}
+	}
+	if len(args) == 2 && v != args[1] {
+		return &skipFile{line: rec.Line, what: "env:" + name,
+			msg: fmt.Sprintf("require-env %s %s: the variable is %q", name, args[1], v)}
+	}
+	if r.requireEnvs[name] {
+		return r.failf(rec, st, "environment variable %s has already been defined", name)
+	}
+	if r.requireEnvs == nil {
+		r.requireEnvs = map[string]bool{}
+	}
+	r.requireEnvs[name] = true
+	r.varsMu.Lock()
+	r.vars.set(name, v)
+	r.varsMu.Unlock()
+	return nil
+}
+
+func (r *runner) load(rec *Record, st *execState) error {
+	args := rec.Args()
+	path := ""
+	if len(args) > 0 {
+		p, err := r.finishSubst(r.replaceKeywords(args[0]), rec, st)
+		if err != nil {
+			return err
+		}
+		path = p
+	}
+	readOnly := len(args) > 1 && strings.EqualFold(args[1], "readonly")
+	if len(args) > 2 {
+		r.version = args[2]
+	} else if v, ok := r.currentSetting("storage_compatibility_version"); ok {
+		// As DuckDB's runner: the new database gets the storage version of
+		// the current one (which SET may have changed).
+		r.version = v
+	}
+	r.close()
+	if !readOnly && path != "" {
+		// As DuckDB's runner does: load starts from an empty database file.
+		for _, p := range []string{path, path + ".wal"} {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return r.failf(rec, st, "load: removing the old database: %v", err)
+			}
+		}
+	}
+	r.dbPath, r.readOnly = path, readOnly
+	if err := r.open(); err != nil {
+		return r.failf(rec, st, "load: %v", err)
+	}
+	return nil
+}
+
+// currentSetting reads a setting on the main connection.
+func (r *runner) currentSetting(name string) (string, bool) {
+	if r.db == nil {
+		return "", false
+	}
+	c, err := r.conn("")
+	if err != nil {
+		return "", false
+	}
+	res, err := c.Query(r.ctx, "SELECT current_setting("+sqlQuote(name)+")::VARCHAR")
+	if err != nil || len(res.Rows) != 1 || len(res.Rows[0]) != 1 || res.Rows[0][0] == "NULL" {
+		return "", false
+	}
+	return res.Rows[0][0], true
+}
+
+func (r *runner) restart(rec *Record, st *execState) error {
+	noLoad := len(rec.Args()) == 1 // restart no_extension_load
+	main := r.conns[""]
+	for name, c := range r.conns {
+		if name != "" {
+			c.Close()
+		}
+	}
+	r.conns = map[string]Conn{}
+	if rs, ok := r.db.(Restarter); ok {
+		db, c, err := rs.Restart(r.ctx, main, r.config())
+		if err != nil {
+			r.db = nil
+			return r.failf(rec, st, "restart: %v", r.openError(err))
+		}
+		r.db = db
+		if c != nil {
+			r.conns[""] = c
+		}
+	} else {
+		if main != nil {
+			main.Close()
+		}
+		r.db.Close()
+		r.db = nil
+		db, err := r.opts.Engine.Open(r.ctx, r.config())
+		if err != nil {
+			return r.failf(rec, st, "restart: %v", r.openError(err))
+		}
+		r.db = db
+	}
+	if noLoad {
+		return nil
+	}
+	if err := r.reload(); err != nil {
+		return r.failf(rec, st, "restart: %v", err)
+	}
+	return nil
+}
+
+func (r *runner) set(rec *Record, st *execState) error {
+	args := rec.Args()
+	switch args[0] {
+	case "ignore_error_messages":
+		r.ignore = rec.SetValues
+	case "always_fail_error_messages":
+		r.alwaysFail = rec.SetValues
+	case "seed":
+		c, err := r.conn("")
+		if err == nil {
+			err = c.Exec(r.ctx, "SELECT SETSEED("+args[1]+")")
+		}
+		if err != nil {
+			return r.failf(rec, st, "set seed: %v", err)
+		}
+	}
+	return nil
+}
+
+func (r *runner) unzip(rec *Record, st *execState) error {
+	args := rec.Args()
+	in, err := r.finishSubst(r.replaceKeywords(args[0]), rec, st)
+	if err != nil {
+		return err
+	}
+	name := strings.TrimSuffix(in[strings.LastIndex(in, "/")+1:], ".gz")
+	out := r.replaceKeywords("__TEST_DIR__/" + name)
+	if len(args) == 2 && args[1] != "NULL" {
+		if out, err = r.finishSubst(r.replaceKeywords(args[1]), rec, st); err != nil {
+			return err
+		}
+	}
+	if err := gunzip(in, out); err != nil {
+		return r.failf(rec, st, "unzip: %v", err)
+	}
+	return nil
+}
+
+func gunzip(in, out string) error {
+	src, err := os.Open(in)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	zr, err := gzip.NewReader(src)
+	if err != nil {
+		return fmt.Errorf("%s: %v", in, err)
+	}
+	dst, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(dst, zr); err != nil {
+		dst.Close()
+		return fmt.Errorf("%s: %v", in, err)
+	}
+	return dst.Close()
+}
+
+func (r *runner) loop(rec *Record, st *execState) error {
+	var frames []loopFrame
+	if rec.IsForeach {
+		for i, v := range rec.LoopValues {
+			frames = append(frames, loopFrame{rec: rec, index: i, value: v})
+		}
+	} else {
+		// As DuckDB: the body runs at least once, for the start value.
+		for i := rec.LoopStart; ; i++ {
+			frames = append(frames, loopFrame{rec: rec, index: i, value: strconv.Itoa(i)})
+			if i+1 >= rec.LoopEnd {
+				break
+			}
+		}
+	}
+	if !rec.Concurrent {
+		for _, fr := range frames {
+			inner := &execState{loops: append(slices.Clip(st.loops), fr), conn: st.conn}
+			if err := r.exec(rec.Body, inner); err != nil {
 				return err
+			}
+			if r.finished.Load() {
+				break
 			}
 		}
 		return nil
 	}
-	for _, v := range rec.LoopValues {
-		values := []string{v}
-		if len(rec.LoopVars) > 1 {
-			values = strings.Split(v, ",")
-		}
-		if err := run(values); err != nil {
+	if st.parallel() {
+		return r.failf(rec, st, "nested concurrent loops are not supported")
+	}
+	if err := r.checkConcurrent(rec.Body, st); err != nil {
+		return err
+	}
+	// A concurrent loop: every iteration in its own goroutine with its own
+	// connection, the enclosing loops' variables not in scope (as DuckDB).
+	errs := make([]error, len(frames))
+	var wg sync.WaitGroup
+	for i, fr := range frames {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := r.newConn()
+			if err != nil {
+				errs[i] = r.failf(rec, st, "concurrent loop: new connection: %v", err)
+				r.finished.Store(true)
+				return
+			}
+			defer c.Close()
+			if err := r.exec(rec.Body, &execState{loops: []loopFrame{fr}, conn: c}); err != nil {
+				errs[i] = err
+				r.finished.Store(true)
+			}
+		}()
+	}
+	wg.Wait()
+	r.finished.Store(false)
+	for _, err := range errs {
+		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (r *runner) require(rec *Record) error {
-	args := rec.Args()
-	what := strings.ToLower(args[0])
-	unmet := func(format string, a ...any) error {
-		return &skipFile{line: rec.Line, what: what, msg: "require " + strings.Join(args, " ") + ": " + fmt.Sprintf(format, a...)}
-	}
-	intArg := func() (int, error) {
-		if len(args) != 2 {
-			return 0, r.failf(rec, nil, "require %s needs a number", what)
+// checkConcurrent refuses what a concurrent loop cannot run, before it
+// starts (as DuckDB's SupportsConcurrent).
+func (r *runner) checkConcurrent(recs []Record, st *execState) error {
+	for i := range recs {
+		rec := &recs[i]
+		switch rec.Kind {
+		case KindStatement, KindQuery:
+			if rec.Conn != "" {
+				return r.failf(rec, st, "named connections are not supported in a concurrent loop")
+			}
+		case KindReset:
+		case KindLoop:
+			if err := r.checkConcurrent(rec.Body, st); err != nil {
+				return err
+			}
+		default:
+			return r.failf(rec, st, "concurrent loop is not supported over %s", rec.Unparsed[0])
 		}
-		n, err := strconv.Atoi(args[1])
-		if err != nil {
-			return 0, r.failf(rec, nil, "require %s: %q is not a number", what, args[1])
-		}
-		return n, nil
-	}
-	setting := func(name string) (string, error) {
-		c, err := r.conn("")
-		if err != nil {
-			return "", err
-		}
-		var v string
-		err = c.QueryRowContext(r.ctx, "SELECT current_setting("+sqlQuote(name)+")::VARCHAR").Scan(&v)
-		return v, err
-	}
-	switch what {
-	case "vector_size", "exact_vector_size", "block_size":
-		n, err := intArg()
-		if err != nil {
-			return err
-		}
-		switch {
-		case what == "vector_size" && standardVectorSize < n,
-			what == "exact_vector_size" && standardVectorSize != n:
-			return unmet("the vector size is %d", standardVectorSize)
-		case what == "block_size" && defaultBlockSize != n:
-			return unmet("the block size is %d", defaultBlockSize)
-		}
-		return nil
-	case "windows", "mingw":
-		if runtime.GOOS != "windows" {
-			return unmet("not on Windows")
-		}
-		return nil
-	case "notwindows", "notmingw":
-		if runtime.GOOS == "windows" {
-			return unmet("on Windows")
-		}
-		return nil
-	case "64bit":
-		if strconv.IntSize != 64 {
-			return unmet("not a 64-bit build")
-		}
-		return nil
-	case "longdouble":
-		return unmet("long double is not wider than double in this build")
-	case "skip_reload", "noforcestorage", "no_alternative_verify", "nothreadsan", "strinline", "no_latest_storage":
-		return nil // this runner never forces reloads, storage, alternative verification or thread sanitizer
-	case "allow_unsigned_extensions":
-		v, err := setting("allow_unsigned_extensions")
-		if err != nil {
-			return r.failf(rec, nil, "require %s: %v", what, err)
-		}
-		if v != "true" {
-			return unmet("allow_unsigned_extensions is %s (set it in Options.Settings)", v)
-		}
-		return nil
-	case "no_extension_autoloading":
-		v, err := setting("autoload_known_extensions")
-		if err != nil {
-			return r.failf(rec, nil, "require %s: %v", what, err)
-		}
-		if v != "false" {
-			return unmet("autoload_known_extensions is %s", v)
-		}
-		return nil
-	}
-	if len(args) != 1 {
-		return r.failf(rec, nil, "require %s: unexpected arguments %q", args[0], args[1:])
-	}
-	name := args[0]
-	err := r.loadExtension(name)
-	if _, configured := r.opts.Extensions[name]; configured && err != nil {
-		return r.failf(rec, nil, "require %s: LOAD %s failed: %v", name, sqlQuote(r.opts.Extensions[name]), err)
-	}
-	if err != nil {
-		return unmet("the extension cannot be loaded: %v", err)
-	}
-	if !slices.Contains(r.loaded, name) {
-		r.loaded = append(r.loaded, name)
 	}
 	return nil
 }
 
-func (r *runner) statement(rec *Record, vars loopVars) error {
-	q, err := r.subst(rec.SQL, rec, vars)
-	if err != nil {
-		return err
-	}
-	want, err := r.subst(rec.Error, rec, vars)
-	if err != nil {
-		return err
+// connFor returns the connection a statement or query runs on.
+func (r *runner) connFor(rec *Record, st *execState) (Conn, error) {
+	if st.parallel() {
+		return st.conn, nil
 	}
 	c, err := r.conn(rec.Conn)
 	if err != nil {
-		return r.failf(rec, vars, "connection %q: %v", rec.Conn, err)
+		return nil, r.failf(rec, st, "connection %q: %v", rec.Conn, err)
 	}
-	_, execErr := c.ExecContext(r.ctx, q)
-	switch rec.Expect {
-	case ExpectOK:
-		if execErr != nil {
-			return r.failf(rec, vars, "statement ok failed\n%s\nerror:\n%s", showSQL(q, rec.Conn), indent(execErr.Error()))
+	return c, nil
+}
+
+// errText is the message of an error as DuckDB's runner sees it.
+func errText(err error) string {
+	var de *Error
+	if errors.As(err, &de) {
+		return de.Message
+	}
+	return err.Error()
+}
+
+// internal reports whether an error fails the file even where an error is
+// expected: an internal error, or a message DuckDB's runner always fails on
+// (set always_fail_error_messages).
+func (r *runner) internal(err error) bool {
+	var de *Error
+	if errors.As(err, &de) && de.IsInternal() {
+		return true
+	}
+	msg := errText(err)
+	for _, m := range r.alwaysFail {
+		if strings.Contains(msg, m) {
+			return true
 		}
-	case ExpectError:
-		if execErr == nil {
-			what := "an error"
-			if want != "" {
-				what = "an error matching:\n" + indent(want)
-			}
-			return r.failf(rec, vars, "statement error succeeded\n%s\nexpected %s", showSQL(q, rec.Conn), what)
-		}
-		if !errorMatches(want, execErr.Error()) {
-			return r.failf(rec, vars, "statement error failed with the wrong error\n%s\nexpected an error matching:\n%s\nactual error:\n%s",
-				showSQL(q, rec.Conn), indent(want), indent(execErr.Error()))
-		}
-	case ExpectMaybe:
-		if execErr != nil && !errorMatches(want, execErr.Error()) {
-			return r.failf(rec, vars, "statement maybe failed with an unexpected error\n%s\nexpected success or an error matching:\n%s\nactual error:\n%s",
-				showSQL(q, rec.Conn), indent(want), indent(execErr.Error()))
+	}
+	return false
+}
+
+// skipOnError ends the file as skipped when an error holds one of the
+// messages to skip on (Options.SkipErrorMessages, set
+// ignore_error_messages); it returns nil otherwise.
+func (r *runner) skipOnError(rec *Record, msg string) error {
+	for _, m := range r.ignore {
+		if strings.Contains(msg, m) {
+			return &skipFile{line: rec.Line, what: "error:" + m,
+				msg: fmt.Sprintf("skip on error message matching %q: %s", m, firstLine(msg))}
 		}
 	}
 	return nil
 }
 
-// errorMatches checks an error message against an expectation: "" matches
-// anything, <REGEX>:re must match somewhere, <!REGEX>:re must not, anything
-// else must be a substring.
-func errorMatches(want, got string) bool {
-	if want == "" {
-		return true
-	}
-	if ok, isRE := regexMatches(want, got); isRE {
-		return ok
-	}
-	return strings.Contains(got, want)
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
 }
 
-// regexMatches evaluates <REGEX>:/<!REGEX>: patterns (matched anywhere in
-// got, with . matching newlines). isRE is false for other strings.
-func regexMatches(pattern, got string) (ok, isRE bool) {
-	negate := false
-	switch {
-	case strings.HasPrefix(pattern, "<REGEX>:"):
-		pattern = strings.TrimPrefix(pattern, "<REGEX>:")
-	case strings.HasPrefix(pattern, "<!REGEX>:"):
-		pattern, negate = strings.TrimPrefix(pattern, "<!REGEX>:"), true
-	default:
-		return false, false
-	}
-	re, err := regexp.Compile("(?s)" + pattern)
+func (r *runner) statement(rec *Record, st *execState) error {
+	q, err := r.sql(rec, st)
 	if err != nil {
-		return false, true
+		return err
 	}
-	return re.MatchString(got) != negate, true
+	c, err := r.connFor(rec, st)
+	if err != nil {
+		return err
+	}
+	execErr := c.Exec(r.ctx, q)
+	if execErr != nil && r.ctx.Err() != nil {
+		return r.failf(rec, st, "%v\n%s", r.ctx.Err(), showSQL(q, rec.Conn))
+	}
+	if rec.Expect == ExpectOK {
+		if execErr == nil {
+			return nil
+		}
+		msg := errText(execErr)
+		if err := r.skipOnError(rec, msg); err != nil {
+			return err
+		}
+		return r.failf(rec, st, "statement ok failed\n%s\nerror:\n%s", showSQL(q, rec.Conn), indent(msg))
+	}
+	if execErr != nil && r.internal(execErr) {
+		return r.failf(rec, st, "statement %s failed with an internal error, which is never expected\n%s\nerror:\n%s",
+			rec.Args()[0], showSQL(q, rec.Conn), indent(errText(execErr)))
+	}
+	want := rec.Error
+	if execErr != nil && want != "" {
+		msg := errText(execErr)
+		if strings.Contains(msg, want) || strings.Contains(msg, r.replaceKeywords(want)) {
+			return nil
+		}
+		// DuckDB matches a pattern against the result's text: the error
+		// and a newline.
+		if ok, isRE := r.regexMatches(want, msg+"\n"); isRE && ok {
+			return nil
+		}
+		if err := r.skipOnError(rec, msg); err != nil {
+			return err
+		}
+		what := "statement error failed with the wrong error"
+		if rec.Expect == ExpectMaybe {
+			what = "statement maybe failed with an unexpected error"
+		}
+		return r.failf(rec, st, "%s\n%s\nexpected an error matching:\n%s\nactual error:\n%s",
+			what, showSQL(q, rec.Conn), indent(want), indent(msg))
+	}
+	if rec.Expect == ExpectError && execErr == nil {
+		what := "an error"
+		if want != "" {
+			what = "an error matching:\n" + indent(want)
+		}
+		return r.failf(rec, st, "statement error succeeded\n%s\nexpected %s", showSQL(q, rec.Conn), what)
+	}
+	return nil
 }
 
 func indent(s string) string {
@@ -719,212 +1026,4 @@ func showSQL(q, conn string) string {
 		return "SQL (connection " + conn + "):\n" + indent(q)
 	}
 	return "SQL:\n" + indent(q)
-}
-
-func (r *runner) query(rec *Record, vars loopVars) error {
-	q, err := r.subst(rec.SQL, rec, vars)
-	if err != nil {
-		return err
-	}
-	expected := make([]string, len(rec.Results))
-	for i, l := range rec.Results {
-		if expected[i], err = r.subst(l, rec, vars); err != nil {
-			return err
-		}
-	}
-	c, err := r.conn(rec.Conn)
-	if err != nil {
-		return r.failf(rec, vars, "connection %q: %v", rec.Conn, err)
-	}
-	types, rows, err := readRows(r.ctx, c, q)
-	if err != nil {
-		return r.failf(rec, vars, "query failed\n%s\nerror:\n%s", showSQL(q, rec.Conn), indent(err.Error()))
-	}
-	switch rec.Sort {
-	case RowSort:
-		slices.SortFunc(rows, slices.Compare)
-	case ValueSort:
-		var all []string
-		for _, row := range rows {
-			all = append(all, row...)
-		}
-		slices.Sort(all)
-		for i := range rows {
-			rows[i] = all[i*len(types) : (i+1)*len(types)]
-		}
-	}
-	if r.outputResult {
-		r.t.Logf("%s:%d: result:\n%s", r.f.Path, rec.Line, indent(renderRows(rows)))
-	}
-	mismatch := func(format string, args ...any) error {
-		detail := fmt.Sprintf(format, args...)
-		return r.failf(rec, vars, "query result differs: %s\n%s\nexpected (%d lines):\n%s\nactual (%s, %d rows, as the file would hold it):\n%s",
-			detail, showSQL(q, rec.Conn), len(expected), indent(strings.Join(expected, "\n")), rec.Sort, len(rows), indent(renderRows(rows)))
-	}
-	if len(types) != len(rec.Types) {
-		return mismatch("the query returns %d columns, the record declares %d (%s)", len(types), len(rec.Types), rec.Types)
-	}
-	var values []string
-	for _, row := range rows {
-		values = append(values, row...)
-	}
-	if rec.Label != "" {
-		if prev, ok := r.labels[rec.Label]; ok {
-			if !slices.Equal(prev.values, values) {
-				return mismatch("label %s: the result differs from the query at line %d, which gave:\n%s",
-					rec.Label, prev.line, indent(strings.Join(prev.values, "\n")))
-			}
-		} else {
-			r.labels[rec.Label] = labeled{line: rec.Line, values: values}
-		}
-	}
-	if !rec.HasSep {
-		return nil
-	}
-	if len(expected) == 1 && hashLineRE.MatchString(expected[0]) {
-		if got := hashValues(values); got != expected[0] {
-			return mismatch("result hash is %q", got)
-		}
-		return nil
-	}
-	ncols := len(types)
-	rowWise := ncols == 1 || slices.ContainsFunc(expected, func(l string) bool { return strings.Contains(l, "\t") })
-	var want []string
-	if rowWise {
-		for i, l := range expected {
-			parts := []string{l}
-			if ncols > 1 {
-				parts = slices.DeleteFunc(strings.Split(l, "\t"), func(s string) bool { return s == "" })
-			}
-			if len(parts) != ncols {
-				return mismatch("expected line %d has %d tab-separated values, the query returns %d columns", i+1, len(parts), ncols)
-			}
-			want = append(want, parts...)
-		}
-	} else {
-		want = expected // one value per line
-	}
-	if len(want) != len(values) {
-		if rowWise {
-			return mismatch("expected %d rows, got %d", len(want)/ncols, len(rows))
-		}
-		return mismatch("expected %d values (one per line), got %d", len(want), len(values))
-	}
-	for i := range want {
-		col := i % ncols
-		if !valueMatches(values[i], want[i], types[col]) {
-			return mismatch("row %d, column %d: %q <> expected %q", i/ncols+1, col+1, values[i], want[i])
-		}
-	}
-	return nil
-}
-
-// readRows runs q and renders every value.
-func readRows(ctx context.Context, c *sql.Conn, q string) ([]*colType, [][]string, error) {
-	rs, err := c.QueryContext(ctx, q)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer rs.Close()
-	cts, err := rs.ColumnTypes()
-	if err != nil {
-		return nil, nil, err
-	}
-	types := make([]*colType, len(cts))
-	for i, ct := range cts {
-		if types[i], err = parseType(ct.DatabaseTypeName()); err != nil {
-			return nil, nil, fmt.Errorf("column %d (%s): %v", i+1, ct.Name(), err)
-		}
-	}
-	var rows [][]string
-	vals := make([]any, len(cts))
-	ptrs := make([]any, len(cts))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	for rs.Next() {
-		if err := rs.Scan(ptrs...); err != nil {
-			return nil, nil, err
-		}
-		row := make([]string, len(vals))
-		for i, v := range vals {
-			s, err := formatTop(v, types[i])
-			if err != nil {
-				return nil, nil, fmt.Errorf("column %d (%s): %v", i+1, cts[i].Name(), err)
-			}
-			row[i] = s
-		}
-		rows = append(rows, row)
-	}
-	return types, rows, rs.Err()
-}
-
-func renderRows(rows [][]string) string {
-	lines := make([]string, len(rows))
-	for i, row := range rows {
-		lines[i] = strings.Join(row, "\t")
-	}
-	return strings.Join(lines, "\n")
-}
-
-var hashLineRE = regexp.MustCompile(`^\d+ values hashing to [0-9a-f]{32}$`)
-
-// hashValues is sqllogictest's result hash: MD5 over every value followed by
-// a newline.
-func hashValues(values []string) string {
-	h := md5.New()
-	for _, v := range values {
-		h.Write([]byte(v))
-		h.Write([]byte("\n"))
-	}
-	return fmt.Sprintf("%d values hashing to %s", len(values), hex.EncodeToString(h.Sum(nil)))
-}
-
-// valueMatches compares a rendered value with an expected one: equal text, a
-// <REGEX>: pattern, or equal numbers (floating point within 1% of the actual
-// value, plus 1e-8, as DuckDB's runner allows; integers and decimals exactly,
-// so "1.50" matches "1.5"); booleans accept DuckDB's spellings (t, 1, ...).
-func valueMatches(got, want string, t *colType) bool {
-	if got == want {
-		return true
-	}
-	if ok, isRE := regexMatches(want, got); isRE {
-		return ok
-	}
-	if got == "NULL" || want == "NULL" {
-		return false
-	}
-	switch {
-	case t.isFloat():
-		g, err1 := strconv.ParseFloat(got, 64)
-		w, err2 := strconv.ParseFloat(want, 64)
-		if err1 != nil || err2 != nil {
-			return false
-		}
-		if math.IsNaN(g) || math.IsNaN(w) {
-			return math.IsNaN(g) && math.IsNaN(w)
-		}
-		if math.IsInf(g, 0) || math.IsInf(w, 0) {
-			return g == w
-		}
-		return math.Abs(g-w) <= math.Abs(g)*0.01+1e-8
-	case t.isExactNumeric():
-		g, ok1 := new(big.Rat).SetString(got)
-		w, ok2 := new(big.Rat).SetString(want)
-		return ok1 && ok2 && g.Cmp(w) == 0
-	case t.name == "BOOLEAN":
-		w, ok := parseBool(want)
-		return ok && strconv.FormatBool(w) == got
-	}
-	return false
-}
-
-func parseBool(s string) (bool, bool) {
-	switch strings.ToLower(s) {
-	case "true", "t", "1", "yes", "y", "on":
-		return true, true
-	case "false", "f", "0", "no", "n", "off":
-		return false, true
-	}
-	return false, false
 }

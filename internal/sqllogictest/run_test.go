@@ -1,20 +1,54 @@
-//go:build cgo
-
 package sqllogictest
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-
-	"github.com/moraine-go/moraine/internal/duckdbtest"
-	"github.com/moraine-go/moraine/tools/exttrailer/extrepo"
+	"time"
 )
 
-// recorder is a testing.TB that records what the runner reports instead of
+func fakeOptions() Options {
+	return Options{
+		Engine: &fakeEngine{},
+		Env: map[string]string{
+			"MORAINE_FAKE_OVERRIDDEN": "from Options.Env",
+			"MORAINE_FAKE_ENV":        "env value",
+		},
+		SkipErrorMessages: []string{"HTTP", "Unable to connect"},
+	}
+}
+
+// TestFake runs testdata/fake against the fake engine: what the runner does
+// on its own (substitution, comparison, hashes and labels, loops and
+// concurrent loops, requirements, commands, skips and failures).
+func TestFake(t *testing.T) {
+	if os.Getenv("MORAINE_FAKE_UNSET") != "" {
+		t.Fatal("MORAINE_FAKE_UNSET must not be set")
+	}
+	RunExpectations(t, filepath.Join("testdata", "fake"), fakeOptions())
+}
+
+// TestTimeout: Options.Timeout interrupts a running statement.
+func TestTimeout(t *testing.T) {
+	opts := fakeOptions()
+	opts.Timeout = 200 * time.Millisecond
+	start := time.Now()
+	RunExpectations(t, filepath.Join("testdata", "fake_timeout"), opts)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the file took %v", d)
+	}
+}
+
+// TestKeepUnsetVars: Options.KeepUnsetVars leaves an unset ${NAME} as text.
+func TestKeepUnsetVars(t *testing.T) {
+	opts := fakeOptions()
+	opts.KeepUnsetVars = true
+	RunExpectations(t, filepath.Join("testdata", "fake_keepvars"), opts)
+}
+
+// recorder is a testing.TB that records what RunFile reports instead of
 // failing the real test. Methods it does not override (TempDir, Cleanup,
 // Name, ...) go to the real test.
 type recorder struct {
@@ -39,149 +73,48 @@ func (r *recorder) Fatalf(format string, args ...any) {
 	r.TB.Fatalf("runner called Fatalf (it must report with Errorf and return): "+format, args...)
 }
 
-func passOptions(t *testing.T) Options {
-	ext := duckdbtest.BuildTestExtension(t, t.TempDir())
-	t.Setenv("MORAINE_SLT_REQUIRED", "required-value")
-	return Options{
-		Settings:   map[string]string{"allow_unsigned_extensions": "true"},
-		Extensions: map[string]string{"moraine": ext},
-		Env:        map[string]string{"MORAINE_SLT_GREETING": "hello from Options.Env"},
-	}
-}
-
-// TestPass runs testdata/pass with RunDir: every file must pass.
-func TestPass(t *testing.T) {
-	RunDir(t, filepath.Join("testdata", "pass"), passOptions(t))
-}
-
-// TestPassReports checks what a passing run reports besides success.
-func TestPassReports(t *testing.T) {
-	opts := passOptions(t)
+// TestRunFileSkipRule: under go test an unmet requirement fails the file
+// unless the skip is allowed.
+func TestRunFileSkipRule(t *testing.T) {
+	path := filepath.Join("testdata", "fake", "skip_missing_extension.test")
 	rec := &recorder{TB: t}
-	RunFile(rec, filepath.Join("testdata", "pass", "basics.test"), opts)
-	if len(rec.errors) != 0 || len(rec.skipped) != 0 {
-		t.Fatalf("errors %q, skipped %q", rec.errors, rec.skipped)
+	RunFile(rec, path, fakeOptions())
+	if len(rec.skipped) != 0 || len(rec.errors) != 1 ||
+		!strings.Contains(rec.errors[0], "a skipped file is a failure here") || !strings.Contains(rec.errors[0], `list "httpfs" in Options.AllowSkip`) {
+		t.Fatalf("errors %q skipped %q", rec.errors, rec.skipped)
 	}
+	opts := fakeOptions()
+	opts.AllowSkip = []string{"httpfs"}
+	rec = &recorder{TB: t}
+	RunFile(rec, path, opts)
+	if len(rec.errors) != 0 || len(rec.skipped) != 1 || !strings.Contains(rec.skipped[0], `(skip allowed: Options.AllowSkip lists "httpfs")`) {
+		t.Fatalf("errors %q skipped %q", rec.errors, rec.skipped)
+	}
+}
+
+// TestOutputResult: mode output_result logs query results, mode
+// output_hash their hashes (and compares nothing).
+func TestOutputResult(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.test")
+	text := "mode output_result\n\nquery IT\nROWS INTEGER VARCHAR\n1|x\n----\n1\tx\n\nmode no_output\n\nmode output_hash\n\nquery I\nROWS INTEGER\n1\n----\n2\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{TB: t}
+	RunFile(rec, path, fakeOptions())
 	logs := strings.Join(rec.logs, "\n")
-	b, err := os.ReadFile(filepath.Join("testdata", "pass", "basics.test"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	haltLine := slices.Index(strings.Split(string(b), "\n"), "halt") + 1
-	for _, want := range []string{"basics.test: 1 records not run (mode skip)", fmt.Sprintf("basics.test:%d: halt: the rest of the file is not run", haltLine)} {
-		if !strings.Contains(logs, want) {
-			t.Errorf("logs %q lack %q", logs, want)
-		}
+	if len(rec.errors) != 0 || !strings.Contains(logs, "out.test:3: result:\n    1\tx") ||
+		!strings.Contains(logs, "out.test:13: 1 values hashing to b026324c6904b2a9cb4b88d6d61c81d1") {
+		t.Fatalf("errors %q logs %q", rec.errors, rec.logs)
 	}
 }
 
-// TestFail runs each file of testdata/fail and checks the failure message.
-func TestFail(t *testing.T) {
-	dir := filepath.Join("testdata", "fail")
-	cases := map[string][]string{
-		"wrong_result.test": {"wrong_result.test:4: query result differs: row 1, column 1: \"2\" <> expected \"3\"",
-			"SQL:\n    SELECT i\n    FROM t", "expected (1 lines):\n    3", "actual (nosort, 1 rows, as the file would hold it):\n    2"},
-		"ok_fails.test":       {"ok_fails.test:3: statement ok failed", "SELEC 1", "Parser Error"},
-		"error_succeeds.test": {"error_succeeds.test:1: statement error succeeded", "expected an error matching:\n    some error"},
-		"wrong_error.test": {"wrong_error.test:1: statement error failed with the wrong error",
-			"expected an error matching:\n    Parser Error", "actual error:\n    Catalog Error: Table with name nope does not exist!"},
-		"regex_error.test":       {"regex_error.test:1: statement error failed with the wrong error", "<!REGEX>:Catalog.*nope"},
-		"maybe_wrong_error.test": {"maybe_wrong_error.test:1: statement maybe failed with an unexpected error"},
-		"unset_var.test":         {"unset_var.test:1: ${MORAINE_SLT_UNSET_VAR} is not set"},
-		"require_missing.test": {"require_missing.test:1: require moraine_slt_no_such_extension: the extension cannot be loaded",
-			"a skipped file is a failure here", `list "moraine_slt_no_such_extension" in Options.AllowSkip`, "# allow-skip: <reason>"},
-		"require_env_missing.test": {"require_env_missing.test:1: require-env MORAINE_SLT_UNSET_VAR: the variable is not set",
-			"a skipped file is a failure here", `"env:MORAINE_SLT_UNSET_VAR"`},
-		"column_count.test": {"column_count.test:1: query result differs: the query returns 1 columns, the record declares 2 (II)"},
-		"row_count.test":    {"row_count.test:1: query result differs: expected 2 rows, got 1"},
-		"tab_missing.test":  {"tab_missing.test:1: query result differs: expected 1 values (one per line), got 2"},
-		"nosort_order.test": {"nosort_order.test:1: query result differs: row 1, column 1: \"2\" <> expected \"1\""},
-		"loop_failure.test": {"loop_failure.test:3: query result differs: row 1, column 1: \"false\" <> expected \"true\"",
-			"SELECT 2 < 2", "(in loop iteration i=2)"},
-		"float_tolerance.test":  {"float_tolerance.test:1: query result differs: row 1, column 1: \"1.5\" <> expected \"1.6\""},
-		"label_mismatch.test":   {"label_mismatch.test:6: query result differs: label lbl: the result differs from the query at line 1"},
-		"parse_error.test":      {"sqllogictest: " + filepath.Join(dir, "parse_error.test") + ":4: query needs column types"},
-		"named_connection.test": {"named_connection.test:6: statement error succeeded", "SQL (connection con1):\n    SELECT 1"},
-		"nested_mismatch.test":  {"nested_mismatch.test:1: query result differs: row 1, column 1: \"{'a': [1, 2]}\" <> expected \"{'a': [1, 3]}\""},
-		"json_column.test":      {"json_column.test:1: query failed", "cannot render", "cast the column to VARCHAR in the query"},
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(entries) != len(cases) {
-		t.Errorf("testdata/fail holds %d files, the test expects %d", len(entries), len(cases))
-	}
-	for name, wants := range cases {
-		t.Run(name, func(t *testing.T) {
-			rec := &recorder{TB: t}
-			RunFile(rec, filepath.Join(dir, name), Options{})
-			if len(rec.skipped) != 0 {
-				t.Fatalf("skipped: %q", rec.skipped)
-			}
-			if len(rec.errors) != 1 {
-				t.Fatalf("got %d failures, want 1: %q", len(rec.errors), rec.errors)
-			}
-			for _, w := range wants {
-				if !strings.Contains(rec.errors[0], w) {
-					t.Errorf("failure message lacks %q:\n%s", w, rec.errors[0])
-				}
-			}
-			if !strings.HasPrefix(rec.errors[0], filepath.Join(dir, name)+":") && !strings.HasPrefix(rec.errors[0], "sqllogictest: "+filepath.Join(dir, name)+":") {
-				t.Errorf("failure message does not start with the file name:\n%s", rec.errors[0])
-			}
-		})
-	}
-}
-
-// TestSkip: unmet requirements skip the file only where allowed.
-func TestSkip(t *testing.T) {
-	dir := filepath.Join("testdata", "skip")
-	run := func(t *testing.T, name string, opts Options) *recorder {
-		rec := &recorder{TB: t}
-		RunFile(rec, filepath.Join(dir, name), opts)
-		return rec
-	}
-	cases := []struct {
-		file       string
-		allow      []string
-		wantSkip   string // substring of the skip message; "" means the run must fail
-		wantFailed string
-	}{
-		{"allowed_in_file.test", nil, "(skip allowed: needs an extension that is not built here)", ""},
-		{"allowed_by_option.test", []string{"moraine_slt_optional_extension"},
-			`require moraine_slt_optional_extension: the extension cannot be loaded`, ""},
-		{"allowed_by_option.test", nil, "", "a skipped file is a failure here"},
-		{"env_allowed_by_option.test", []string{"env:MORAINE_SLT_OPTIONAL_ENV"}, "require-env MORAINE_SLT_OPTIONAL_ENV: the variable is not set", ""},
-		{"env_allowed_by_option.test", []string{"MORAINE_SLT_OPTIONAL_ENV"}, "", "a skipped file is a failure here"},
-		{"vector_size.test", []string{"vector_size"}, "require vector_size 4096: the vector size is 2048", ""},
-		{"vector_size.test", nil, "", "require vector_size 4096: the vector size is 2048"},
-	}
-	for _, c := range cases {
-		t.Run(fmt.Sprintf("%s allow=%v", c.file, c.allow), func(t *testing.T) {
-			rec := run(t, c.file, Options{AllowSkip: c.allow})
-			if c.wantSkip != "" {
-				if len(rec.errors) != 0 || len(rec.skipped) != 1 || !strings.Contains(rec.skipped[0], c.wantSkip) {
-					t.Fatalf("errors %q, skipped %q; want one skip containing %q", rec.errors, rec.skipped, c.wantSkip)
-				}
-				if !strings.HasPrefix(rec.skipped[0], filepath.Join(dir, c.file)+":") {
-					t.Errorf("skip message does not name the file and line: %q", rec.skipped[0])
-				}
-				return
-			}
-			if len(rec.skipped) != 0 || len(rec.errors) != 1 || !strings.Contains(rec.errors[0], c.wantFailed) {
-				t.Fatalf("errors %q, skipped %q; want one failure containing %q", rec.errors, rec.skipped, c.wantFailed)
-			}
-		})
-	}
-}
-
-// TestFiles: RunDir's file list, and no files is an error rather than a
+// TestFiles: the file list, and no files is an error rather than a
 // vacuous pass.
 func TestFiles(t *testing.T) {
-	files, err := Files(filepath.Join("testdata", "pass"))
-	if err != nil || len(files) != 5 || filepath.Base(files[0]) != "basics.test" {
-		t.Fatalf("Files(testdata/pass) = %q, %v", files, err)
+	files, err := Files(filepath.Join("testdata", "pass"), filepath.Join("testdata", "fake", "hash.test"))
+	if err != nil || len(files) != 6 || filepath.Base(files[0]) != "basics.test" || filepath.Base(files[5]) != "hash.test" {
+		t.Fatalf("Files = %q, %v", files, err)
 	}
 	if _, err := Files(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no .test files under") {
 		t.Fatalf("Files(empty dir) = %v", err)
@@ -191,43 +124,15 @@ func TestFiles(t *testing.T) {
 	}
 }
 
-// TestOutputResult: mode output_result logs query results.
-func TestOutputResult(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "out.test")
-	if err := os.WriteFile(path, []byte("mode output_result\n\nquery IT\nSELECT 1, 'x'\n"), 0o644); err != nil {
-		t.Fatal(err)
+func TestParseMemoryLimit(t *testing.T) {
+	for in, want := range map[string]uint64{"1kb": 1000, "2 GiB": 2 << 30, "1.5mb": 1500000, "10b": 10, "3t": 3e12} {
+		if got, err := parseMemoryLimit(in); err != nil || got != want {
+			t.Errorf("parseMemoryLimit(%q) = %d, %v; want %d", in, got, err, want)
+		}
 	}
-	rec := &recorder{TB: t}
-	RunFile(rec, path, Options{})
-	if len(rec.errors) != 0 || len(rec.logs) != 1 || !strings.Contains(rec.logs[0], "out.test:3: result:\n    1\tx") {
-		t.Fatalf("errors %q logs %q", rec.errors, rec.logs)
-	}
-}
-
-// TestHomeUntouched: with the default settings, installing an extension
-// writes into the file's __TEST_DIR__, nothing into $HOME.
-func TestHomeUntouched(t *testing.T) {
-	platform, version := duckdbtest.Host(t)
-	ext := duckdbtest.BuildTestExtension(t, t.TempDir())
-	repo := t.TempDir()
-	if _, err := extrepo.Layout(repo, ext, version, platform); err != nil {
-		t.Fatal(err)
-	}
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	path := filepath.Join(t.TempDir(), "home.test")
-	test := "statement ok\nINSTALL moraine FROM '" + repo + "'\n\nstatement ok\nLOAD moraine\n\n" +
-		"query T\nSELECT starts_with(install_path, '__TEST_DIR__/extensions/') FROM duckdb_extensions() WHERE extension_name = 'moraine'\n----\ntrue\n"
-	if err := os.WriteFile(path, []byte(test), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	rec := &recorder{TB: t}
-	RunFile(rec, path, Options{Settings: map[string]string{"allow_unsigned_extensions": "true"}})
-	if len(rec.errors) != 0 {
-		t.Fatal(rec.errors)
-	}
-	entries, err := os.ReadDir(home)
-	if err != nil || len(entries) != 0 {
-		t.Fatalf("HOME holds %v (%v)", entries, err)
+	for _, in := range []string{"gb", "1 parsecs"} {
+		if _, err := parseMemoryLimit(in); err == nil {
+			t.Errorf("parseMemoryLimit(%q) succeeded", in)
+		}
 	}
 }

@@ -119,7 +119,14 @@ func TestSQL(t *testing.T) {
 	ext := filepath.Join(extDir, "moraine.duckdb_extension")
 	loc := s3test.NewLocation(t)
 	_, hostPort, _ := strings.Cut(loc.Server.Endpoint, "://")
-	sqllogictest.RunDir(t, ".", sqllogictest.Options{
+	// The files of this directory; storage/ holds the storage extension's,
+	// which run on DuckDB v1.4.4 (test/storage).
+	files, err := filepath.Glob("*.test")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no test files (%v)", err)
+	}
+	opts := sqllogictest.Options{
+		Engine:     duckdbtest.Engine(),
 		Settings:   map[string]string{"allow_unsigned_extensions": "true"},
 		Extensions: map[string]string{"moraine": ext},
 		Env: map[string]string{
@@ -133,5 +140,8 @@ func TestSQL(t *testing.T) {
 			"MORAINE_SQL_S3_SECRET":   loc.Server.SecretKey,
 			"MORAINE_SQL_S3_REGION":   loc.Server.Region,
 		},
-	})
+	}
+	for _, f := range files {
+		t.Run(f, func(t *testing.T) { sqllogictest.RunFile(t, f, opts) })
+	}
 }

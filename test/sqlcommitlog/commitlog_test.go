@@ -51,6 +51,7 @@ func TestMain(m *testing.M) {
 func TestSQLCommitLog(t *testing.T) {
 	ext := filepath.Join(extDir, "moraine.duckdb_extension")
 	sqllogictest.RunDir(t, ".", sqllogictest.Options{
+		Engine:     duckdbtest.Engine(),
 		Settings:   map[string]string{"allow_unsigned_extensions": "true"},
 		Extensions: map[string]string{"moraine": ext},
 	})

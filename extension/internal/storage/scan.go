@@ -1,10 +1,11 @@
 package storage
 
 import (
-	"bytes"
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/moraine-go/moraine/core"
@@ -238,26 +239,26 @@ func compare(cell, value any) (int, bool) {
 	case int64:
 		switch b := value.(type) {
 		case int64:
-			return cmpInt(a, b), true
+			return cmp.Compare(a, b), true
 		case uint64:
 			if b > math.MaxInt64 {
 				return -1, true
 			}
-			return cmpInt(a, int64(b)), true
+			return cmp.Compare(a, int64(b)), true
 		}
 	case uint64:
 		switch b := value.(type) {
 		case uint64:
-			return cmpUint(a, b), true
+			return cmp.Compare(a, b), true
 		case int64:
 			if b < 0 {
 				return 1, true
 			}
-			return cmpUint(a, uint64(b)), true
+			return cmp.Compare(a, uint64(b)), true
 		}
 	case string:
 		if b, ok := value.(string); ok {
-			return bytes.Compare([]byte(a), []byte(b)), true
+			return strings.Compare(a, b), true
 		}
 	case bool:
 		if b, ok := value.(bool); ok {
@@ -271,24 +272,4 @@ func compare(cell, value any) (int, bool) {
 		}
 	}
 	return 0, false
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -154,7 +154,7 @@ func TestScanProjectsFiltersAndNumbersRows(t *testing.T) {
 		{Filter{0, OpLe, uint64(3)}, 4},
 		{Filter{0, OpGt, int64(-1)}, 5},
 		{Filter{4, OpEq, "main"}, 1},
-		{Filter{4, OpGe, "c"}, 3}, // c, d, main
+		{Filter{4, OpGe, "c"}, 3},        // c, d, main
 		{Filter{3, OpIsNull, nil}, 5},    // end_snapshot
 		{Filter{3, OpIsNotNull, nil}, 0}, // end_snapshot
 		{Filter{6, OpEq, true}, 5},       // path_is_relative

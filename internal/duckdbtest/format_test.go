@@ -1,20 +1,18 @@
 //go:build cgo
 
-package sqllogictest
+package duckdbtest
 
 import (
 	"fmt"
 	"math/rand"
 	"strings"
 	"testing"
-
-	"github.com/moraine-go/moraine/internal/duckdbtest"
 )
 
 // TestFormatMatchesDuckDB renders values with the runner's formatter and
 // compares with DuckDB's own CAST(... AS VARCHAR) of the same value.
 func TestFormatMatchesDuckDB(t *testing.T) {
-	db := duckdbtest.Open(t, "")
+	db := Open(t, "")
 	if _, err := db.Exec("SET TimeZone = 'UTC'"); err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +142,7 @@ func pow10(n int) float64 {
 }
 
 func TestFormatJSONIsAnError(t *testing.T) {
-	db := duckdbtest.Open(t, "")
+	db := Open(t, "")
 	rows, err := db.Query(`SELECT '{"a": 1}'::JSON`)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package sqllogictest
+package duckdbtest
 
 import (
 	"fmt"

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package sqllogictest
+package duckdbtest
 
 import (
 	"encoding/hex"

@@ -21,21 +21,15 @@
 package sql
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"google.golang.org/protobuf/encoding/protowire"
-
-	"github.com/moraine-go/moraine/core"
-	"github.com/moraine-go/moraine/core/keys"
-	"github.com/moraine-go/moraine/core/objstore"
-	"github.com/moraine-go/moraine/core/slate"
 	"github.com/moraine-go/moraine/internal/duckdbtest"
 	"github.com/moraine-go/moraine/internal/sqllogictest"
+	"github.com/moraine-go/moraine/internal/testutil/lakes"
 	"github.com/moraine-go/moraine/internal/testutil/s3test"
 )
 
@@ -72,49 +66,6 @@ func run(m *testing.M) int {
 // buildExtension runs the build `make extension` runs, into dir.
 func buildExtension(dir string) error { return duckdbtest.BuildExtension(dir, "") }
 
-// futureLake creates a lake and stamps its format one past what this build
-// reads, as a newer moraine would leave it.
-func futureLake(t *testing.T) string {
-	t.Helper()
-	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "future")
-	store, err := objstore.NewLocal(dir, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := core.Open(ctx, store, core.CatalogOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	db, err := slate.Open(ctx, store, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// sys/format: the "MRNE" frame, version 0, then FormatValue
-	// {format_version = 1, writer_version = 2} (proto/moraine/store/v1).
-	v := append([]byte("MRNE"), 0)
-	v = protowire.AppendTag(v, 1, protowire.VarintType)
-	v = protowire.AppendVarint(v, core.FormatCurrent+1)
-	v = protowire.AppendTag(v, 2, protowire.BytesType)
-	v = protowire.AppendString(v, "moraine-go/99.0.0")
-	b := slate.NewWriteBatch()
-	b.Put(keys.Format(), v)
-	if _, err := db.Write(ctx, b, slate.WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	// Check the stamp took: this build must refuse the lake.
-	if _, err := core.OpenReadOnly(ctx, store, core.CatalogOptions{}); err == nil || core.KindOf(err) != core.Migration {
-		t.Fatalf("the future-format lake opens read-only: %v", err)
-	}
-	return dir
-}
-
 func TestSQL(t *testing.T) {
 	ext := filepath.Join(extDir, "moraine.duckdb_extension")
 	loc := s3test.NewLocation(t)
@@ -132,7 +83,7 @@ func TestSQL(t *testing.T) {
 		Env: map[string]string{
 			"MORAINE_EXTENSION":       ext,
 			"MORAINE_REPOSITORY":      filepath.Join(extDir, "repository"),
-			"MORAINE_FUTURE_LAKE":     futureLake(t),
+			"MORAINE_FUTURE_LAKE":     lakes.FutureFormat(t),
 			"MORAINE_SQL_S3_URI":      loc.URI,
 			"MORAINE_SQL_S3_ENDPOINT": loc.Server.Endpoint,
 			"MORAINE_SQL_S3_HOSTPORT": hostPort,

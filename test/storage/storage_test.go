@@ -12,6 +12,7 @@ import (
 	"github.com/moraine-go/moraine/core"
 	"github.com/moraine-go/moraine/core/objstore"
 	"github.com/moraine-go/moraine/ducklake"
+	"github.com/moraine-go/moraine/internal/testutil/lakes"
 	"github.com/moraine-go/moraine/internal/testutil/s3test"
 )
 
@@ -110,6 +111,7 @@ func TestSQL(t *testing.T) {
 		"MORAINE_REPOSITORY":          repository(),
 		"MORAINE_GOAPI_LAKE":          demo,
 		"MORAINE_GOAPI_USERS_INLINED": inlinedTableOf(t, demo, "users"),
+		"MORAINE_FUTURE_LAKE":         lakes.FutureFormat(t),
 		"MORAINE_CHECKPOINT_LAKE":     ckpt,
 		"MORAINE_CHECKPOINT_ID":       ckptID,
 		"MORAINE_CHECKPOINT_SNAPSHOT": strconv.FormatUint(uint64(ckptAt), 10),

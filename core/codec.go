@@ -735,6 +735,8 @@ func cellToPB(v Value) *catalogpb.Cell {
 		return &catalogpb.Cell{Value: &catalogpb.Cell_S{S: *v.String}}
 	case v.Bytes != nil:
 		return &catalogpb.Cell{Value: &catalogpb.Cell_Raw{Raw: v.Bytes}}
+	case v.DuckDB != nil:
+		return &catalogpb.Cell{Value: &catalogpb.Cell_Duckdb{Duckdb: v.DuckDB}}
 	}
 	return &catalogpb.Cell{Value: &catalogpb.Cell_IsNull{IsNull: true}}
 }
@@ -760,8 +762,34 @@ func cellFromPB(c *catalogpb.Cell) (v Value, ok bool) {
 			x.Raw = []byte{} // an empty blob, not NULL
 		}
 		return Value{Bytes: x.Raw}, true
+	case *catalogpb.Cell_Duckdb:
+		if x.Duckdb == nil {
+			x.Duckdb = []byte{}
+		}
+		return Value{DuckDB: x.Duckdb}, true
 	}
 	return Value{}, false
+}
+
+// encodeInlinedTable and decodeInlinedTable are InlinedTableValue.
+func encodeInlinedTable(t *InlinedTable) []byte {
+	m := &catalogpb.InlinedTableValue{TableId: uint64(t.TableID), SchemaVersion: t.SchemaVersion, TableName: t.Name, Listed: t.Listed}
+	for _, c := range t.Columns {
+		m.Columns = append(m.Columns, &catalogpb.InlinedTableValue_Column{Name: c.Name, Type: c.Type})
+	}
+	return marshalValue("inlined table", m)
+}
+
+func decodeInlinedTable(b []byte) (*InlinedTable, error) {
+	var m catalogpb.InlinedTableValue
+	if err := unmarshalValue("inlined table", b, &m); err != nil {
+		return nil, err
+	}
+	t := &InlinedTable{TableID: TableID(m.GetTableId()), SchemaVersion: m.GetSchemaVersion(), Name: m.GetTableName(), Listed: m.GetListed()}
+	for _, c := range m.GetColumns() {
+		t.Columns = append(t.Columns, InlinedColumn{Name: c.GetName(), Type: c.GetType()})
+	}
+	return t, nil
 }
 
 // encodeInlineDelete is an inline delete's value: the snapshot that

@@ -320,6 +320,12 @@ func (t *Transaction) finish() {
 		t.put(keys.SchemaVersion(uint64(id), uint64(t.id)), encodeSchemaVersion(t.schemaVersion))
 		t.next.schemaVersions = append(t.next.schemaVersions, SchemaVersion{TableID: id, BeginSnapshot: t.id, SchemaVersion: t.schemaVersion})
 	}
+	t.finishNames()
+	t.next.snap = snap
+}
+
+// finishNames rewrites the name-directory slots the transaction touched.
+func (t *Transaction) finishNames() {
 	if t.format >= FormatNameDirectory {
 		slots := make([]nameSlot, 0, len(t.nameSlots))
 		for s := range t.nameSlots {
@@ -345,7 +351,6 @@ func (t *Transaction) finish() {
 			}
 		}
 	}
-	t.next.snap = snap
 }
 
 // touchName marks a name-directory slot for rewriting at finish.
@@ -426,13 +431,27 @@ func (t *Transaction) Commit(ctx context.Context) (SnapshotID, error) {
 		return t.base.snap.ID, nil
 	}
 	c := t.cat
-	c.fmtMu.RLock() // the format the transaction staged for must hold until it lands
-	defer c.fmtMu.RUnlock()
-	if c.format.Format != t.format {
+	genesis := t.rows != nil && t.rows.genesis
+	if genesis {
+		c.fmtMu.Lock() // the commit sets the format of a lake it creates
+		defer c.fmtMu.Unlock()
+	} else {
+		c.fmtMu.RLock() // the format the transaction staged for must hold until it lands
+		defer c.fmtMu.RUnlock()
+	}
+	if c.format.Format != t.format && !genesis {
 		return 0, errorf(CommitConflict, "the catalog's format was raised from %d to %d since this transaction began, so it staged the wrong index entries; begin again", t.format, c.format.Format)
 	}
-	t.finish()
-	b := &preparedBatch{prepared: t.head, newHead: Head{SnapshotID: t.id, BatchSeq: t.head.BatchSeq + 1},
+	newHead := Head{SnapshotID: t.id, BatchSeq: t.head.BatchSeq + 1}
+	if genesis && t.rows.snapshot == nil {
+		return 0, errorf(InvalidArgument, "a commit that creates the lake must stage its snapshot 0")
+	}
+	if t.rows != nil {
+		newHead = t.finishRows()
+	} else {
+		t.finish()
+	}
+	b := &preparedBatch{prepared: t.head, newHead: newHead,
 		writes: batchWrites([]*Transaction{t}), changes: unionChanges([]*Transaction{t})}
 	lost, err := t.sess.land(ctx, b)
 	if err != nil {
@@ -441,10 +460,25 @@ func (t *Transaction) Commit(ctx context.Context) (SnapshotID, error) {
 	}
 	if lost != nil {
 		c.dropHeld()
+		if genesis {
+			return 0, errorf(CommitConflict, "conflict: another open created a lake in this store first; read it again and retry")
+		}
 		if reason := t.conflictsWith(lost.theirs, lost.resolve); reason != "" {
 			return 0, errorf(CommitConflict, "lost to a concurrent commit: %s", reason)
 		}
 		return 0, errorf(CommitConflict, "a concurrent commit changed state this one read or wrote (attempted snapshot %d); explicit transactions are never retried internally", t.id)
+	}
+	if t.rows != nil {
+		// The rows path keeps only the live names in t.next: the next read
+		// materializes the head from the store.
+		c.mu.Lock()
+		c.held = nil
+		if genesis {
+			c.empty = false
+			c.format = formatRecord{Format: FormatCurrent, WriterVersion: WriterVersion}
+		}
+		c.mu.Unlock()
+		return newHead.SnapshotID, nil
 	}
 	t.next.head = b.newHead
 	c.mu.Lock()

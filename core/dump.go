@@ -55,6 +55,9 @@ type Dump struct {
 	// written under (DuckLake's ducklake_inlined_data_<table>_<version>),
 	// rows by row id, each with its own Begin and End.
 	Inlined []InlinedRows
+	// InlinedTables are the inlined-data tables DuckLake created, by table
+	// and schema version (empty for lakes the Go API wrote).
+	InlinedTables []InlinedTable
 }
 
 // Dump reads every version of the catalog's metadata rows at the head, in
@@ -223,6 +226,12 @@ func readDump(ctx context.Context, kv kvReader, at *SnapshotID) (*Dump, error) {
 			x, err := decodeMapping(value)
 			if err == nil {
 				d.Mappings = append(d.Mappings, *x)
+			}
+			return err
+		case keys.KindInlinedTable:
+			x, err := decodeInlinedTable(value)
+			if err == nil {
+				d.InlinedTables = append(d.InlinedTables, *x)
 			}
 			return err
 		}

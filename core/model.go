@@ -292,7 +292,10 @@ type GcFile struct {
 }
 
 // Value is one cell of an inlined row. Exactly one field is set; all nil
-// means NULL.
+// means NULL. DuckDB holds a value of any DuckDB type in DuckDB's own
+// binary serialization, as the storage extension hands over the types the
+// others cannot carry exactly (DECIMAL, HUGEINT, nested types, ...); the
+// catalog stores it as given and never looks inside.
 type Value struct {
 	Int    *int64
 	Uint   *uint64
@@ -300,11 +303,12 @@ type Value struct {
 	Bool   *bool
 	String *string
 	Bytes  []byte
+	DuckDB []byte
 }
 
 // IsNull reports whether the cell is NULL.
 func (v Value) IsNull() bool {
-	return v.Int == nil && v.Uint == nil && v.Float == nil && v.Bool == nil && v.String == nil && v.Bytes == nil
+	return v.Int == nil && v.Uint == nil && v.Float == nil && v.Bool == nil && v.String == nil && v.Bytes == nil && v.DuckDB == nil
 }
 
 // InlinedRow is one row of ducklake_inlined_data_<table>_<schema_version>:
@@ -313,6 +317,26 @@ type InlinedRow struct {
 	RowID uint64
 	Versioned
 	Values []Value
+}
+
+// InlinedColumn is a column of an inlined-data table as DuckLake declared
+// it: its name and DuckDB type.
+type InlinedColumn struct {
+	Name string
+	Type string
+}
+
+// InlinedTable is ducklake_inlined_data_<table>_<schema version> as DuckLake
+// created it: the table's name and its columns after row_id,
+// begin_snapshot and end_snapshot, with their DuckDB types; Listed is set
+// when ducklake_inlined_data_tables holds its row. Lakes the Go API wrote
+// have none: their inlined tables follow the table's columns.
+type InlinedTable struct {
+	TableID       TableID
+	SchemaVersion uint64
+	Name          string
+	Columns       []InlinedColumn
+	Listed        bool
 }
 
 // InlinedRows groups a table's inlined rows written under one schema

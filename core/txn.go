@@ -103,6 +103,8 @@ type Transaction struct {
 	cat  *Catalog
 	sess session
 	head Head
+	// rows is set for a transaction from Catalog.BeginRows (rows.go).
+	rows *rowsState
 }
 
 type nameSlot struct {
@@ -138,7 +140,9 @@ func (t *Transaction) Snapshot() *CatalogSnapshot { return t.next }
 func (t *Transaction) SnapshotID() SnapshotID { return t.id }
 
 // changed reports whether any verb staged anything.
-func (t *Transaction) changed() bool { return len(t.order) > 0 }
+func (t *Transaction) changed() bool {
+	return len(t.order) > 0 || t.rows != nil && (t.rows.snapshot != nil || t.rows.genesis)
+}
 
 // SetAuthor, SetCommitMessage and SetCommitExtraInfo annotate the snapshot
 // (invalid UTF-8 is replaced).

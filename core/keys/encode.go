@@ -184,6 +184,12 @@ func CurrentMapping(tableID, mappingID uint64) []byte {
 	return Current(KindMapping, tableID, mappingID)
 }
 
+// CurrentInlinedTable is current/inlined_table/<table_id>/<schema_version>
+// (InlinedTableValue).
+func CurrentInlinedTable(tableID, schemaVersion uint64) []byte {
+	return Current(KindInlinedTable, tableID, schemaVersion)
+}
+
 // GcFile is current/gc_file: a data file scheduled for deletion (GcFileValue).
 func GcFile(dataFileID uint64) []byte {
 	return build(shapeInfos[ShapeGcFile].header, -1, []uint64{dataFileID}, 0)

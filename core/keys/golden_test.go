@@ -67,6 +67,7 @@ var goldenKeys = []struct {
 	{CurrentSort(7, 15), "04 02 0e " + u7 + u15, "current/sort/7/15"},
 	{CurrentMacro(11), "04 02 0f " + u11, "current/macro/11"},
 	{CurrentMapping(7, 42), "04 02 10 " + u7 + u42, "current/mapping/7/42"},
+	{CurrentInlinedTable(7, 3), "04 02 11 " + u7 + u3, "current/inlined_table/7/3"},
 	{Current(KindColumn, 7, 3), "04 02 05 " + u7 + u3, "current/column/7/3"},
 
 	// current gc files

@@ -84,6 +84,7 @@ const (
 	KindSort             Kind = 0x0e
 	KindMacro            Kind = 0x0f
 	KindMapping          Kind = 0x10
+	KindInlinedTable     Kind = 0x11
 )
 
 type kindInfo struct {
@@ -108,12 +109,13 @@ var kindInfos = map[Kind]kindInfo{
 	KindSort:             {"sort", []string{"table_id", "sort_id"}, true},
 	KindMacro:            {"macro", []string{"macro_id"}, true},
 	KindMapping:          {"mapping", []string{"table_id", "mapping_id"}, false},
+	KindInlinedTable:     {"inlined_table", []string{"table_id", "schema_version"}, false},
 }
 
 // Kinds returns every entity kind in byte order.
 func Kinds() []Kind {
 	out := make([]Kind, 0, len(kindInfos))
-	for k := KindSchema; k <= KindMapping; k++ {
+	for k := KindSchema; k <= KindInlinedTable; k++ {
 		out = append(out, k)
 	}
 	return out

@@ -454,7 +454,7 @@ func TestConstructorsPanicOnMisuse(t *testing.T) {
 
 func TestKinds(t *testing.T) {
 	ks := Kinds()
-	if len(ks) != 15 || ks[0] != KindSchema || ks[14] != KindMapping {
+	if len(ks) != 16 || ks[0] != KindSchema || ks[15] != KindInlinedTable {
 		t.Fatalf("Kinds() = %v", ks)
 	}
 	var versioned, unversioned []string
@@ -471,11 +471,11 @@ func TestKinds(t *testing.T) {
 	if got := strings.Join(versioned, ","); got != "schema,table,view,column,partition,data_file,delete_file,sort,macro" {
 		t.Errorf("versioned kinds: %s", got)
 	}
-	if got := strings.Join(unversioned, ","); got != "file_column_stats,table_stats,table_column_stats,tag,option,mapping" {
+	if got := strings.Join(unversioned, ","); got != "file_column_stats,table_stats,table_column_stats,tag,option,mapping,inlined_table" {
 		t.Errorf("unversioned kinds: %s", got)
 	}
-	if Kind(0x11).Valid() || Kind(0x11).Arity() != 0 || Kind(0x11).String() != "kind(0x11)" {
-		t.Error("kind 0x11 must be unknown")
+	if Kind(0x12).Valid() || Kind(0x12).Arity() != 0 || Kind(0x12).String() != "kind(0x12)" {
+		t.Error("kind 0x12 must be unknown")
 	}
 	if Describe([]byte{0x0a}) == "" || !strings.HasPrefix(Describe([]byte{0x0a}), "corrupt key 0a") {
 		t.Errorf("Describe(garbage) = %q", Describe([]byte{0x0a}))

@@ -2261,6 +2261,86 @@ func (x *NameMapping) GetIsPartition() bool {
 	return false
 }
 
+// ducklake_inlined_data_<table>_<schema_version> as DuckLake created it
+// (CREATE TABLE ... with the columns' DuckDB types) and its
+// ducklake_inlined_data_tables row; unversioned.
+type InlinedTableValue struct {
+	state         protoimpl.MessageState      `protogen:"open.v1"`
+	TableId       uint64                      `protobuf:"varint,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	SchemaVersion uint64                      `protobuf:"varint,2,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	TableName     string                      `protobuf:"bytes,3,opt,name=table_name,json=tableName,proto3" json:"table_name,omitempty"`
+	Columns       []*InlinedTableValue_Column `protobuf:"bytes,4,rep,name=columns,proto3" json:"columns,omitempty"`
+	// listed is set when ducklake_inlined_data_tables holds the row.
+	Listed        bool `protobuf:"varint,5,opt,name=listed,proto3" json:"listed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InlinedTableValue) Reset() {
+	*x = InlinedTableValue{}
+	mi := &file_moraine_store_v1_store_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InlinedTableValue) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InlinedTableValue) ProtoMessage() {}
+
+func (x *InlinedTableValue) ProtoReflect() protoreflect.Message {
+	mi := &file_moraine_store_v1_store_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InlinedTableValue.ProtoReflect.Descriptor instead.
+func (*InlinedTableValue) Descriptor() ([]byte, []int) {
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *InlinedTableValue) GetTableId() uint64 {
+	if x != nil {
+		return x.TableId
+	}
+	return 0
+}
+
+func (x *InlinedTableValue) GetSchemaVersion() uint64 {
+	if x != nil {
+		return x.SchemaVersion
+	}
+	return 0
+}
+
+func (x *InlinedTableValue) GetTableName() string {
+	if x != nil {
+		return x.TableName
+	}
+	return ""
+}
+
+func (x *InlinedTableValue) GetColumns() []*InlinedTableValue_Column {
+	if x != nil {
+		return x.Columns
+	}
+	return nil
+}
+
+func (x *InlinedTableValue) GetListed() bool {
+	if x != nil {
+		return x.Listed
+	}
+	return false
+}
+
 // ducklake_column_mapping with its name mappings (unversioned, immutable).
 type MappingValue struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2274,7 +2354,7 @@ type MappingValue struct {
 
 func (x *MappingValue) Reset() {
 	*x = MappingValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[27]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2286,7 +2366,7 @@ func (x *MappingValue) String() string {
 func (*MappingValue) ProtoMessage() {}
 
 func (x *MappingValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[27]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2299,7 +2379,7 @@ func (x *MappingValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MappingValue.ProtoReflect.Descriptor instead.
 func (*MappingValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{27}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *MappingValue) GetTableId() uint64 {
@@ -2344,7 +2424,7 @@ type MacroParameter struct {
 
 func (x *MacroParameter) Reset() {
 	*x = MacroParameter{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[28]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2356,7 +2436,7 @@ func (x *MacroParameter) String() string {
 func (*MacroParameter) ProtoMessage() {}
 
 func (x *MacroParameter) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[28]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2369,7 +2449,7 @@ func (x *MacroParameter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MacroParameter.ProtoReflect.Descriptor instead.
 func (*MacroParameter) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{28}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *MacroParameter) GetColumnId() uint64 {
@@ -2421,7 +2501,7 @@ type MacroImpl struct {
 
 func (x *MacroImpl) Reset() {
 	*x = MacroImpl{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[29]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2433,7 +2513,7 @@ func (x *MacroImpl) String() string {
 func (*MacroImpl) ProtoMessage() {}
 
 func (x *MacroImpl) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[29]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2446,7 +2526,7 @@ func (x *MacroImpl) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MacroImpl.ProtoReflect.Descriptor instead.
 func (*MacroImpl) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{29}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *MacroImpl) GetImplId() uint64 {
@@ -2499,7 +2579,7 @@ type MacroValue struct {
 
 func (x *MacroValue) Reset() {
 	*x = MacroValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[30]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2511,7 +2591,7 @@ func (x *MacroValue) String() string {
 func (*MacroValue) ProtoMessage() {}
 
 func (x *MacroValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[30]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2524,7 +2604,7 @@ func (x *MacroValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MacroValue.ProtoReflect.Descriptor instead.
 func (*MacroValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{30}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *MacroValue) GetMacroId() uint64 {
@@ -2582,7 +2662,7 @@ type GcFileValue struct {
 
 func (x *GcFileValue) Reset() {
 	*x = GcFileValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[31]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2594,7 +2674,7 @@ func (x *GcFileValue) String() string {
 func (*GcFileValue) ProtoMessage() {}
 
 func (x *GcFileValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[31]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2607,7 +2687,7 @@ func (x *GcFileValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GcFileValue.ProtoReflect.Descriptor instead.
 func (*GcFileValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{31}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *GcFileValue) GetDataFileId() uint64 {
@@ -2650,7 +2730,7 @@ type NameDirValue struct {
 
 func (x *NameDirValue) Reset() {
 	*x = NameDirValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[32]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2662,7 +2742,7 @@ func (x *NameDirValue) String() string {
 func (*NameDirValue) ProtoMessage() {}
 
 func (x *NameDirValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[32]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2675,7 +2755,7 @@ func (x *NameDirValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NameDirValue.ProtoReflect.Descriptor instead.
 func (*NameDirValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{32}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *NameDirValue) GetEntries() []*NameDirValue_Entry {
@@ -2695,7 +2775,7 @@ type DeleteTargetValue struct {
 
 func (x *DeleteTargetValue) Reset() {
 	*x = DeleteTargetValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[33]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2707,7 +2787,7 @@ func (x *DeleteTargetValue) String() string {
 func (*DeleteTargetValue) ProtoMessage() {}
 
 func (x *DeleteTargetValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[33]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2720,7 +2800,7 @@ func (x *DeleteTargetValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTargetValue.ProtoReflect.Descriptor instead.
 func (*DeleteTargetValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{33}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{34}
 }
 
 // One cell of an inlined row. Exactly one member is set; is_null marks
@@ -2736,6 +2816,7 @@ type Cell struct {
 	//	*Cell_B
 	//	*Cell_S
 	//	*Cell_Raw
+	//	*Cell_Duckdb
 	Value         isCell_Value `protobuf_oneof:"value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2743,7 +2824,7 @@ type Cell struct {
 
 func (x *Cell) Reset() {
 	*x = Cell{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[34]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2755,7 +2836,7 @@ func (x *Cell) String() string {
 func (*Cell) ProtoMessage() {}
 
 func (x *Cell) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[34]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2768,7 +2849,7 @@ func (x *Cell) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cell.ProtoReflect.Descriptor instead.
 func (*Cell) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{34}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *Cell) GetValue() isCell_Value {
@@ -2841,6 +2922,15 @@ func (x *Cell) GetRaw() []byte {
 	return nil
 }
 
+func (x *Cell) GetDuckdb() []byte {
+	if x != nil {
+		if x, ok := x.Value.(*Cell_Duckdb); ok {
+			return x.Duckdb
+		}
+	}
+	return nil
+}
+
 type isCell_Value interface {
 	isCell_Value()
 }
@@ -2873,6 +2963,12 @@ type Cell_Raw struct {
 	Raw []byte `protobuf:"bytes,7,opt,name=raw,proto3,oneof"`
 }
 
+type Cell_Duckdb struct {
+	// A value of any DuckDB type in DuckDB's binary serialization, as the
+	// storage extension hands it over (Go never looks inside).
+	Duckdb []byte `protobuf:"bytes,8,opt,name=duckdb,proto3,oneof"`
+}
+
 func (*Cell_IsNull) isCell_Value() {}
 
 func (*Cell_I64) isCell_Value() {}
@@ -2887,6 +2983,8 @@ func (*Cell_S) isCell_Value() {}
 
 func (*Cell_Raw) isCell_Value() {}
 
+func (*Cell_Duckdb) isCell_Value() {}
+
 // One inlined row: its row id and its values in column order.
 type InlineRow struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2898,7 +2996,7 @@ type InlineRow struct {
 
 func (x *InlineRow) Reset() {
 	*x = InlineRow{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[35]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2910,7 +3008,7 @@ func (x *InlineRow) String() string {
 func (*InlineRow) ProtoMessage() {}
 
 func (x *InlineRow) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[35]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2923,7 +3021,7 @@ func (x *InlineRow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InlineRow.ProtoReflect.Descriptor instead.
 func (*InlineRow) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{35}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *InlineRow) GetRowId() uint64 {
@@ -2952,7 +3050,7 @@ type InlineChunk struct {
 
 func (x *InlineChunk) Reset() {
 	*x = InlineChunk{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[36]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2964,7 +3062,7 @@ func (x *InlineChunk) String() string {
 func (*InlineChunk) ProtoMessage() {}
 
 func (x *InlineChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[36]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2977,7 +3075,7 @@ func (x *InlineChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InlineChunk.ProtoReflect.Descriptor instead.
 func (*InlineChunk) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{36}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *InlineChunk) GetRows() []*InlineRow {
@@ -2998,7 +3096,7 @@ type InlineDeleteValue struct {
 
 func (x *InlineDeleteValue) Reset() {
 	*x = InlineDeleteValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[37]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3010,7 +3108,7 @@ func (x *InlineDeleteValue) String() string {
 func (*InlineDeleteValue) ProtoMessage() {}
 
 func (x *InlineDeleteValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[37]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3023,7 +3121,7 @@ func (x *InlineDeleteValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InlineDeleteValue.ProtoReflect.Descriptor instead.
 func (*InlineDeleteValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{37}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *InlineDeleteValue) GetEndSnapshot() uint64 {
@@ -3031,6 +3129,58 @@ func (x *InlineDeleteValue) GetEndSnapshot() uint64 {
 		return x.EndSnapshot
 	}
 	return 0
+}
+
+type InlinedTableValue_Column struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Type          string                 `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"` // a DuckDB type, as DuckDB prints it
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InlinedTableValue_Column) Reset() {
+	*x = InlinedTableValue_Column{}
+	mi := &file_moraine_store_v1_store_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InlinedTableValue_Column) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InlinedTableValue_Column) ProtoMessage() {}
+
+func (x *InlinedTableValue_Column) ProtoReflect() protoreflect.Message {
+	mi := &file_moraine_store_v1_store_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InlinedTableValue_Column.ProtoReflect.Descriptor instead.
+func (*InlinedTableValue_Column) Descriptor() ([]byte, []int) {
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{27, 0}
+}
+
+func (x *InlinedTableValue_Column) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *InlinedTableValue_Column) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
 }
 
 type NameDirValue_Entry struct {
@@ -3043,7 +3193,7 @@ type NameDirValue_Entry struct {
 
 func (x *NameDirValue_Entry) Reset() {
 	*x = NameDirValue_Entry{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[39]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3055,7 +3205,7 @@ func (x *NameDirValue_Entry) String() string {
 func (*NameDirValue_Entry) ProtoMessage() {}
 
 func (x *NameDirValue_Entry) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[39]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3068,7 +3218,7 @@ func (x *NameDirValue_Entry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NameDirValue_Entry.ProtoReflect.Descriptor instead.
 func (*NameDirValue_Entry) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{32, 0}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{33, 0}
 }
 
 func (x *NameDirValue_Entry) GetName() string {
@@ -3339,7 +3489,17 @@ const file_moraine_store_v1_store_proto_rawDesc = "" +
 	"\x0ftarget_field_id\x18\x03 \x01(\x04R\rtargetFieldId\x12(\n" +
 	"\rparent_column\x18\x04 \x01(\x04H\x00R\fparentColumn\x88\x01\x01\x12!\n" +
 	"\fis_partition\x18\x05 \x01(\bR\visPartitionB\x10\n" +
-	"\x0e_parent_column\"\x91\x01\n" +
+	"\x0e_parent_column\"\x84\x02\n" +
+	"\x11InlinedTableValue\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\x04R\atableId\x12%\n" +
+	"\x0eschema_version\x18\x02 \x01(\x04R\rschemaVersion\x12\x1d\n" +
+	"\n" +
+	"table_name\x18\x03 \x01(\tR\ttableName\x12D\n" +
+	"\acolumns\x18\x04 \x03(\v2*.moraine.store.v1.InlinedTableValue.ColumnR\acolumns\x12\x16\n" +
+	"\x06listed\x18\x05 \x01(\bR\x06listed\x1a0\n" +
+	"\x06Column\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\"\x91\x01\n" +
 	"\fMappingValue\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\x04R\atableId\x12\x1d\n" +
 	"\n" +
@@ -3382,7 +3542,7 @@ const file_moraine_store_v1_store_proto_rawDesc = "" +
 	"\x05Entry\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\x04R\x02id\"\x13\n" +
-	"\x11DeleteTargetValue\"\x9a\x01\n" +
+	"\x11DeleteTargetValue\"\xb4\x01\n" +
 	"\x04Cell\x12\x19\n" +
 	"\ais_null\x18\x01 \x01(\bH\x00R\x06isNull\x12\x12\n" +
 	"\x03i64\x18\x02 \x01(\x03H\x00R\x03i64\x12\x12\n" +
@@ -3390,7 +3550,8 @@ const file_moraine_store_v1_store_proto_rawDesc = "" +
 	"\x03f64\x18\x04 \x01(\x01H\x00R\x03f64\x12\x0e\n" +
 	"\x01b\x18\x05 \x01(\bH\x00R\x01b\x12\x0e\n" +
 	"\x01s\x18\x06 \x01(\tH\x00R\x01s\x12\x12\n" +
-	"\x03raw\x18\a \x01(\fH\x00R\x03rawB\a\n" +
+	"\x03raw\x18\a \x01(\fH\x00R\x03raw\x12\x18\n" +
+	"\x06duckdb\x18\b \x01(\fH\x00R\x06duckdbB\a\n" +
 	"\x05value\"R\n" +
 	"\tInlineRow\x12\x15\n" +
 	"\x06row_id\x18\x01 \x01(\x04R\x05rowId\x12.\n" +
@@ -3412,48 +3573,50 @@ func file_moraine_store_v1_store_proto_rawDescGZIP() []byte {
 	return file_moraine_store_v1_store_proto_rawDescData
 }
 
-var file_moraine_store_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
+var file_moraine_store_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
 var file_moraine_store_v1_store_proto_goTypes = []any{
-	(*FormatValue)(nil),            // 0: moraine.store.v1.FormatValue
-	(*HeadValue)(nil),              // 1: moraine.store.v1.HeadValue
-	(*MigrationValue)(nil),         // 2: moraine.store.v1.MigrationValue
-	(*MaintenanceStatusValue)(nil), // 3: moraine.store.v1.MaintenanceStatusValue
-	(*MaintenancePass)(nil),        // 4: moraine.store.v1.MaintenancePass
-	(*MaintenanceStep)(nil),        // 5: moraine.store.v1.MaintenanceStep
-	(*SnapshotValue)(nil),          // 6: moraine.store.v1.SnapshotValue
-	(*SchemaVersionValue)(nil),     // 7: moraine.store.v1.SchemaVersionValue
-	(*ChangelogValue)(nil),         // 8: moraine.store.v1.ChangelogValue
-	(*SchemaValue)(nil),            // 9: moraine.store.v1.SchemaValue
-	(*TableValue)(nil),             // 10: moraine.store.v1.TableValue
-	(*ViewValue)(nil),              // 11: moraine.store.v1.ViewValue
-	(*TagEntry)(nil),               // 12: moraine.store.v1.TagEntry
-	(*ColumnValue)(nil),            // 13: moraine.store.v1.ColumnValue
-	(*FilePartitionValue)(nil),     // 14: moraine.store.v1.FilePartitionValue
-	(*DataFileValue)(nil),          // 15: moraine.store.v1.DataFileValue
-	(*DeleteFileValue)(nil),        // 16: moraine.store.v1.DeleteFileValue
-	(*TableStatsValue)(nil),        // 17: moraine.store.v1.TableStatsValue
-	(*TableColumnStatsValue)(nil),  // 18: moraine.store.v1.TableColumnStatsValue
-	(*FileColumnStatsValue)(nil),   // 19: moraine.store.v1.FileColumnStatsValue
-	(*TagsValue)(nil),              // 20: moraine.store.v1.TagsValue
-	(*OptionsValue)(nil),           // 21: moraine.store.v1.OptionsValue
-	(*PartitionColumn)(nil),        // 22: moraine.store.v1.PartitionColumn
-	(*PartitionValue)(nil),         // 23: moraine.store.v1.PartitionValue
-	(*SortExpression)(nil),         // 24: moraine.store.v1.SortExpression
-	(*SortValue)(nil),              // 25: moraine.store.v1.SortValue
-	(*NameMapping)(nil),            // 26: moraine.store.v1.NameMapping
-	(*MappingValue)(nil),           // 27: moraine.store.v1.MappingValue
-	(*MacroParameter)(nil),         // 28: moraine.store.v1.MacroParameter
-	(*MacroImpl)(nil),              // 29: moraine.store.v1.MacroImpl
-	(*MacroValue)(nil),             // 30: moraine.store.v1.MacroValue
-	(*GcFileValue)(nil),            // 31: moraine.store.v1.GcFileValue
-	(*NameDirValue)(nil),           // 32: moraine.store.v1.NameDirValue
-	(*DeleteTargetValue)(nil),      // 33: moraine.store.v1.DeleteTargetValue
-	(*Cell)(nil),                   // 34: moraine.store.v1.Cell
-	(*InlineRow)(nil),              // 35: moraine.store.v1.InlineRow
-	(*InlineChunk)(nil),            // 36: moraine.store.v1.InlineChunk
-	(*InlineDeleteValue)(nil),      // 37: moraine.store.v1.InlineDeleteValue
-	nil,                            // 38: moraine.store.v1.OptionsValue.ValuesEntry
-	(*NameDirValue_Entry)(nil),     // 39: moraine.store.v1.NameDirValue.Entry
+	(*FormatValue)(nil),              // 0: moraine.store.v1.FormatValue
+	(*HeadValue)(nil),                // 1: moraine.store.v1.HeadValue
+	(*MigrationValue)(nil),           // 2: moraine.store.v1.MigrationValue
+	(*MaintenanceStatusValue)(nil),   // 3: moraine.store.v1.MaintenanceStatusValue
+	(*MaintenancePass)(nil),          // 4: moraine.store.v1.MaintenancePass
+	(*MaintenanceStep)(nil),          // 5: moraine.store.v1.MaintenanceStep
+	(*SnapshotValue)(nil),            // 6: moraine.store.v1.SnapshotValue
+	(*SchemaVersionValue)(nil),       // 7: moraine.store.v1.SchemaVersionValue
+	(*ChangelogValue)(nil),           // 8: moraine.store.v1.ChangelogValue
+	(*SchemaValue)(nil),              // 9: moraine.store.v1.SchemaValue
+	(*TableValue)(nil),               // 10: moraine.store.v1.TableValue
+	(*ViewValue)(nil),                // 11: moraine.store.v1.ViewValue
+	(*TagEntry)(nil),                 // 12: moraine.store.v1.TagEntry
+	(*ColumnValue)(nil),              // 13: moraine.store.v1.ColumnValue
+	(*FilePartitionValue)(nil),       // 14: moraine.store.v1.FilePartitionValue
+	(*DataFileValue)(nil),            // 15: moraine.store.v1.DataFileValue
+	(*DeleteFileValue)(nil),          // 16: moraine.store.v1.DeleteFileValue
+	(*TableStatsValue)(nil),          // 17: moraine.store.v1.TableStatsValue
+	(*TableColumnStatsValue)(nil),    // 18: moraine.store.v1.TableColumnStatsValue
+	(*FileColumnStatsValue)(nil),     // 19: moraine.store.v1.FileColumnStatsValue
+	(*TagsValue)(nil),                // 20: moraine.store.v1.TagsValue
+	(*OptionsValue)(nil),             // 21: moraine.store.v1.OptionsValue
+	(*PartitionColumn)(nil),          // 22: moraine.store.v1.PartitionColumn
+	(*PartitionValue)(nil),           // 23: moraine.store.v1.PartitionValue
+	(*SortExpression)(nil),           // 24: moraine.store.v1.SortExpression
+	(*SortValue)(nil),                // 25: moraine.store.v1.SortValue
+	(*NameMapping)(nil),              // 26: moraine.store.v1.NameMapping
+	(*InlinedTableValue)(nil),        // 27: moraine.store.v1.InlinedTableValue
+	(*MappingValue)(nil),             // 28: moraine.store.v1.MappingValue
+	(*MacroParameter)(nil),           // 29: moraine.store.v1.MacroParameter
+	(*MacroImpl)(nil),                // 30: moraine.store.v1.MacroImpl
+	(*MacroValue)(nil),               // 31: moraine.store.v1.MacroValue
+	(*GcFileValue)(nil),              // 32: moraine.store.v1.GcFileValue
+	(*NameDirValue)(nil),             // 33: moraine.store.v1.NameDirValue
+	(*DeleteTargetValue)(nil),        // 34: moraine.store.v1.DeleteTargetValue
+	(*Cell)(nil),                     // 35: moraine.store.v1.Cell
+	(*InlineRow)(nil),                // 36: moraine.store.v1.InlineRow
+	(*InlineChunk)(nil),              // 37: moraine.store.v1.InlineChunk
+	(*InlineDeleteValue)(nil),        // 38: moraine.store.v1.InlineDeleteValue
+	nil,                              // 39: moraine.store.v1.OptionsValue.ValuesEntry
+	(*InlinedTableValue_Column)(nil), // 40: moraine.store.v1.InlinedTableValue.Column
+	(*NameDirValue_Entry)(nil),       // 41: moraine.store.v1.NameDirValue.Entry
 }
 var file_moraine_store_v1_store_proto_depIdxs = []int32{
 	4,  // 0: moraine.store.v1.MaintenanceStatusValue.passes:type_name -> moraine.store.v1.MaintenancePass
@@ -3461,20 +3624,21 @@ var file_moraine_store_v1_store_proto_depIdxs = []int32{
 	12, // 2: moraine.store.v1.ColumnValue.tags:type_name -> moraine.store.v1.TagEntry
 	14, // 3: moraine.store.v1.DataFileValue.partition_values:type_name -> moraine.store.v1.FilePartitionValue
 	12, // 4: moraine.store.v1.TagsValue.entries:type_name -> moraine.store.v1.TagEntry
-	38, // 5: moraine.store.v1.OptionsValue.values:type_name -> moraine.store.v1.OptionsValue.ValuesEntry
+	39, // 5: moraine.store.v1.OptionsValue.values:type_name -> moraine.store.v1.OptionsValue.ValuesEntry
 	22, // 6: moraine.store.v1.PartitionValue.columns:type_name -> moraine.store.v1.PartitionColumn
 	24, // 7: moraine.store.v1.SortValue.expressions:type_name -> moraine.store.v1.SortExpression
-	26, // 8: moraine.store.v1.MappingValue.names:type_name -> moraine.store.v1.NameMapping
-	28, // 9: moraine.store.v1.MacroImpl.parameters:type_name -> moraine.store.v1.MacroParameter
-	29, // 10: moraine.store.v1.MacroValue.impls:type_name -> moraine.store.v1.MacroImpl
-	39, // 11: moraine.store.v1.NameDirValue.entries:type_name -> moraine.store.v1.NameDirValue.Entry
-	34, // 12: moraine.store.v1.InlineRow.values:type_name -> moraine.store.v1.Cell
-	35, // 13: moraine.store.v1.InlineChunk.rows:type_name -> moraine.store.v1.InlineRow
-	14, // [14:14] is the sub-list for method output_type
-	14, // [14:14] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	40, // 8: moraine.store.v1.InlinedTableValue.columns:type_name -> moraine.store.v1.InlinedTableValue.Column
+	26, // 9: moraine.store.v1.MappingValue.names:type_name -> moraine.store.v1.NameMapping
+	29, // 10: moraine.store.v1.MacroImpl.parameters:type_name -> moraine.store.v1.MacroParameter
+	30, // 11: moraine.store.v1.MacroValue.impls:type_name -> moraine.store.v1.MacroImpl
+	41, // 12: moraine.store.v1.NameDirValue.entries:type_name -> moraine.store.v1.NameDirValue.Entry
+	35, // 13: moraine.store.v1.InlineRow.values:type_name -> moraine.store.v1.Cell
+	36, // 14: moraine.store.v1.InlineChunk.rows:type_name -> moraine.store.v1.InlineRow
+	15, // [15:15] is the sub-list for method output_type
+	15, // [15:15] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_moraine_store_v1_store_proto_init() }
@@ -3496,9 +3660,9 @@ func file_moraine_store_v1_store_proto_init() {
 	file_moraine_store_v1_store_proto_msgTypes[23].OneofWrappers = []any{}
 	file_moraine_store_v1_store_proto_msgTypes[25].OneofWrappers = []any{}
 	file_moraine_store_v1_store_proto_msgTypes[26].OneofWrappers = []any{}
-	file_moraine_store_v1_store_proto_msgTypes[28].OneofWrappers = []any{}
-	file_moraine_store_v1_store_proto_msgTypes[30].OneofWrappers = []any{}
-	file_moraine_store_v1_store_proto_msgTypes[34].OneofWrappers = []any{
+	file_moraine_store_v1_store_proto_msgTypes[29].OneofWrappers = []any{}
+	file_moraine_store_v1_store_proto_msgTypes[31].OneofWrappers = []any{}
+	file_moraine_store_v1_store_proto_msgTypes[35].OneofWrappers = []any{
 		(*Cell_IsNull)(nil),
 		(*Cell_I64)(nil),
 		(*Cell_U64)(nil),
@@ -3506,6 +3670,7 @@ func file_moraine_store_v1_store_proto_init() {
 		(*Cell_B)(nil),
 		(*Cell_S)(nil),
 		(*Cell_Raw)(nil),
+		(*Cell_Duckdb)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -3513,7 +3678,7 @@ func file_moraine_store_v1_store_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_moraine_store_v1_store_proto_rawDesc), len(file_moraine_store_v1_store_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   40,
+			NumMessages:   42,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

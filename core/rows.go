@@ -1,0 +1,738 @@
+package core
+
+// rows.go is the row-level entry point. DuckLake writes its catalog as rows
+// it computed itself: the ids it allocated (from next_catalog_id and
+// next_file_id, column ids per table), the snapshot record with its
+// changes_made, schema versions, statistics. The verbs of txn.go allocate
+// ids and derive all of that, so DuckLake's rows go through this entry
+// point instead: a transaction from BeginRows stages entities exactly as
+// given (Put* and Delete*), checks what the catalog's own structure needs
+// (one live version per entity, names unique among the live ones, the
+// snapshot that follows the head), and lands as one batch like any
+// explicit transaction. Package ducklake translates DuckLake's rows into
+// these calls.
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+	"unicode/utf8"
+
+	"github.com/moraine-go/moraine/core/keys"
+)
+
+// rowsState is what a rows-mode transaction stages beyond its writes.
+type rowsState struct {
+	genesis  bool      // the store held no lake: this commit creates it
+	snapshot *Snapshot // the snapshot this commit mints, if any
+	// deleteTargets lists the data files delete files written by this
+	// commit target (for conflict classification).
+	deleteTargets []DataFileID
+}
+
+// BeginRows starts a transaction that stages DuckLake's rows as given,
+// prepared against expect: the head the caller's reads were made at. If
+// anything committed since, it fails with CommitConflict (the caller
+// re-reads and tries again, as DuckLake does on "conflict"). On a store
+// opened with LeaveEmpty that holds no lake yet, the transaction creates
+// the lake: its snapshot must be snapshot 0 (expect is the zero Head).
+func (c *Catalog) BeginRows(ctx context.Context, expect Head) (*Transaction, error) {
+	if c.readOnly {
+		return nil, errorf(InvalidArgument, "the catalog was opened read-only; open it read-write to commit")
+	}
+	c.mu.Lock()
+	closed, empty := c.closed, c.empty
+	c.mu.Unlock()
+	if closed {
+		return nil, errorf(InvalidArgument, "the catalog handle is closed")
+	}
+	if !empty {
+		t, err := c.Begin(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if t.head != expect {
+			t.Rollback()
+			return nil, errorf(CommitConflict, "conflict: the lake moved from snapshot %d (batch %d) to snapshot %d (batch %d) since this transaction read it; read it again and retry",
+				expect.SnapshotID, expect.BatchSeq, t.head.SnapshotID, t.head.BatchSeq)
+		}
+		t.rows = &rowsState{}
+		return t, nil
+	}
+	if expect != (Head{}) {
+		return nil, errorf(CommitConflict, "conflict: this transaction read snapshot %d, but the store holds no lake", expect.SnapshotID)
+	}
+	sess, err := c.newSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok, err := readHead(ctx, sess); err != nil || ok {
+		sess.release()
+		if err == nil {
+			err = errorf(CommitConflict, "conflict: another open created a lake in this store since this transaction read it; read it again and retry")
+		}
+		return nil, err
+	}
+	base := newCatalogSnapshot()
+	t := newTransaction(base, time.Now().UTC().Truncate(time.Microsecond), FormatCurrent)
+	t.id = 0
+	t.cat, t.sess = c, sess
+	t.rows = &rowsState{genesis: true}
+	return t, nil
+}
+
+func (t *Transaction) checkRows(what string) error {
+	if t.rows == nil {
+		return errorf(InvalidArgument, "%s is for transactions from Catalog.BeginRows", what)
+	}
+	return nil
+}
+
+// nextID is the snapshot this transaction would mint.
+func (t *Transaction) nextID() SnapshotID {
+	if t.rows != nil && t.rows.genesis {
+		return 0
+	}
+	return t.base.snap.ID + 1
+}
+
+// ---- snapshots ----
+
+// PutSnapshot stages the snapshot this commit mints: the ducklake_snapshot
+// row joined with its ducklake_snapshot_changes row. It must follow the
+// head (snapshot 0 when the commit creates the lake), its counters must not
+// fall below the head's, and changes_made must parse.
+func (t *Transaction) PutSnapshot(s Snapshot) error {
+	if err := t.checkRows("PutSnapshot"); err != nil {
+		return err
+	}
+	if t.rows.snapshot != nil {
+		return errorf(InvalidArgument, "a commit mints one snapshot; got snapshot %d and %d", t.rows.snapshot.ID, s.ID)
+	}
+	if want := t.nextID(); s.ID != want {
+		return errorf(CommitConflict, "conflict: snapshot %d does not follow the head (the next snapshot is %d); read the lake again and retry", s.ID, want)
+	}
+	if !t.rows.genesis {
+		b := t.base.snap
+		switch {
+		case s.NextCatalogID < b.NextCatalogID:
+			return errorf(InvalidArgument, "snapshot %d: next_catalog_id %d is below the head's %d", s.ID, s.NextCatalogID, b.NextCatalogID)
+		case s.NextFileID < b.NextFileID:
+			return errorf(InvalidArgument, "snapshot %d: next_file_id %d is below the head's %d", s.ID, s.NextFileID, b.NextFileID)
+		case s.SchemaVersion < b.SchemaVersion:
+			return errorf(InvalidArgument, "snapshot %d: schema_version %d is below the head's %d", s.ID, s.SchemaVersion, b.SchemaVersion)
+		}
+	}
+	chs, err := parseChanges(s.ChangesMade)
+	if err != nil {
+		return errorf(InvalidArgument, "snapshot %d: %v", s.ID, err)
+	}
+	for _, p := range []*string{s.Author, s.CommitMessage, s.CommitExtraInfo} {
+		if p != nil && !utf8.ValidString(*p) {
+			return errorf(InvalidArgument, "snapshot %d: author, commit message and extra info must be valid UTF-8", s.ID)
+		}
+	}
+	s.SchemaChangedTables, s.DeletedDataFiles = nil, nil
+	t.changes = chs
+	t.id = s.ID
+	t.nextCatalogID, t.nextFileID, t.schemaVersion = s.NextCatalogID, s.NextFileID, s.SchemaVersion
+	t.rows.snapshot = &s
+	return nil
+}
+
+// DeleteSnapshot removes an older snapshot's record (expire_snapshots):
+// time travel to it is refused afterwards. The head's snapshot stays.
+func (t *Transaction) DeleteSnapshot(id SnapshotID) error {
+	if err := t.checkRows("DeleteSnapshot"); err != nil {
+		return err
+	}
+	if t.rows.genesis || id >= t.base.snap.ID {
+		return errorf(InvalidArgument, "snapshot %d cannot be deleted: only snapshots before the head (%d) can", id, t.base.snap.ID)
+	}
+	t.del(keys.Snapshot(uint64(id)))
+	return nil
+}
+
+// ---- versioned entities ----
+
+// live reads, sets and drops the live version of one kind of entity in the
+// transaction's view (t.next), keeping its name indexes.
+type live[E any] struct {
+	get  func(t *Transaction, e *E) (*E, bool)
+	set  func(t *Transaction, e *E)
+	drop func(t *Transaction, e *E)
+}
+
+// putVersion stages one version of an entity as given: a live version
+// (End nil) becomes the entity's current one, an ended version its history
+// record at End; ending the live version (the same Begin) removes it from
+// current.
+func putVersion[E any, P interface {
+	*E
+	versionedEntity
+}](t *Transaction, e P, what string, kind keys.Kind, encode func(P) []byte, lv live[E], comps ...uint64) error {
+	v := e.version()
+	if v.Begin > t.nextID() {
+		return errorf(InvalidArgument, "%s: begin_snapshot %d is after the snapshot this commit mints (%d)", what, v.Begin, t.nextID())
+	}
+	cur, ok := lv.get(t, (*E)(e))
+	if v.End == nil {
+		if ok && P(cur).version().Begin != v.Begin {
+			return errorf(Constraint, "%s: a version that began at snapshot %d is still live; end it before adding the one that begins at %d", what, P(cur).version().Begin, v.Begin)
+		}
+		t.put(keys.Current(kind, comps...), encode(e))
+		lv.set(t, (*E)(e))
+		return nil
+	}
+	if *v.End <= v.Begin || *v.End > t.nextID() {
+		return errorf(InvalidArgument, "%s: end_snapshot %d must be after begin_snapshot %d and no later than %d", what, *v.End, v.Begin, t.nextID())
+	}
+	t.put(keys.History(kind, uint64(*v.End), comps...), encode(e))
+	if ok && P(cur).version().Begin == v.Begin {
+		t.del(keys.Current(kind, comps...))
+		lv.drop(t, cur)
+	}
+	return nil
+}
+
+// deleteVersion removes a version (expire_snapshots, cleanup): the live one
+// when end is nil, else the history record ended at *end.
+func deleteVersion[E any, P interface {
+	*E
+	versionedEntity
+}](t *Transaction, key *E, begin SnapshotID, end *SnapshotID, what string, kind keys.Kind, lv live[E], comps ...uint64) error {
+	if end != nil {
+		t.del(keys.History(kind, uint64(*end), comps...))
+		return nil
+	}
+	cur, ok := lv.get(t, key)
+	if !ok || P(cur).version().Begin != begin {
+		return errorf(NotFound, "%s: no live version that began at snapshot %d", what, begin)
+	}
+	t.del(keys.Current(kind, comps...))
+	lv.drop(t, cur)
+	return nil
+}
+
+var liveSchema = live[Schema]{
+	get: func(t *Transaction, e *Schema) (*Schema, bool) { s, ok := t.next.schemas[e.ID]; return s, ok },
+	set: func(t *Transaction, e *Schema) {
+		if old, ok := t.next.schemas[e.ID]; ok && old.Name != e.Name {
+			delete(t.next.schemaByName, old.Name)
+			t.touchName(keys.NameSchema, 0, old.Name)
+		}
+		c := *e
+		t.next.schemas[e.ID] = &c
+		t.next.schemaByName[e.Name] = e.ID
+		t.touchName(keys.NameSchema, 0, e.Name)
+	},
+	drop: func(t *Transaction, e *Schema) {
+		delete(t.next.schemas, e.ID)
+		if t.next.schemaByName[e.Name] == e.ID {
+			delete(t.next.schemaByName, e.Name)
+		}
+		t.touchName(keys.NameSchema, 0, e.Name)
+	},
+}
+
+// PutSchema stages a ducklake_schema row.
+func (t *Transaction) PutSchema(s Schema) error {
+	if err := t.checkRows("PutSchema"); err != nil {
+		return err
+	}
+	what := fmt.Sprintf("schema %d", s.ID)
+	if err := checkName("schema", s.Name); err != nil {
+		return err
+	}
+	if s.End == nil {
+		if id, ok := t.next.schemaByName[s.Name]; ok && id != s.ID {
+			return errorf(AlreadyExists, "schema %q already exists (schema %d)", s.Name, id)
+		}
+	}
+	return putVersion(t, &s, what, keys.KindSchema, encodeSchema, liveSchema, uint64(s.ID))
+}
+
+// DeleteSchema removes a ducklake_schema row.
+func (t *Transaction) DeleteSchema(id SchemaID, begin SnapshotID, end *SnapshotID) error {
+	if err := t.checkRows("DeleteSchema"); err != nil {
+		return err
+	}
+	return deleteVersion[Schema](t, &Schema{ID: id}, begin, end, fmt.Sprintf("schema %d", id), keys.KindSchema, liveSchema, uint64(id))
+}
+
+var liveTable = live[Table]{
+	get: func(t *Transaction, e *Table) (*Table, bool) { x, ok := t.next.tables[e.ID]; return x, ok },
+	set: func(t *Transaction, e *Table) {
+		if old, ok := t.next.tables[e.ID]; ok && (old.Name != e.Name || old.SchemaID != e.SchemaID) {
+			byName := innerCopy(t, t.next.tableByName, old.SchemaID)
+			delete(byName, old.Name)
+			t.touchName(keys.NameTable, uint64(old.SchemaID), old.Name)
+		}
+		c := *e
+		t.next.tables[e.ID] = &c
+		byName := innerCopy(t, t.next.tableByName, e.SchemaID)
+		byName[e.Name] = e.ID
+		t.touchName(keys.NameTable, uint64(e.SchemaID), e.Name)
+	},
+	drop: func(t *Transaction, e *Table) {
+		delete(t.next.tables, e.ID)
+		byName := innerCopy(t, t.next.tableByName, e.SchemaID)
+		if byName[e.Name] == e.ID {
+			delete(byName, e.Name)
+		}
+		t.touchName(keys.NameTable, uint64(e.SchemaID), e.Name)
+	},
+}
+
+// PutTable stages a ducklake_table row.
+func (t *Transaction) PutTable(tb Table) error {
+	if err := t.checkRows("PutTable"); err != nil {
+		return err
+	}
+	if err := checkName("table", tb.Name); err != nil {
+		return err
+	}
+	if tb.End == nil {
+		if id, ok := t.next.tableByName[tb.SchemaID][tb.Name]; ok && id != tb.ID {
+			return errorf(AlreadyExists, "table %q already exists in schema %d (table %d)", tb.Name, tb.SchemaID, id)
+		}
+	}
+	return putVersion(t, &tb, fmt.Sprintf("table %d", tb.ID), keys.KindTable, encodeTable, liveTable, uint64(tb.ID))
+}
+
+// DeleteTable removes a ducklake_table row.
+func (t *Transaction) DeleteTable(id TableID, begin SnapshotID, end *SnapshotID) error {
+	if err := t.checkRows("DeleteTable"); err != nil {
+		return err
+	}
+	return deleteVersion[Table](t, &Table{ID: id}, begin, end, fmt.Sprintf("table %d", id), keys.KindTable, liveTable, uint64(id))
+}
+
+var liveView = live[View]{
+	get: func(t *Transaction, e *View) (*View, bool) { x, ok := t.next.views[e.ID]; return x, ok },
+	set: func(t *Transaction, e *View) {
+		if old, ok := t.next.views[e.ID]; ok && (old.Name != e.Name || old.SchemaID != e.SchemaID) {
+			byName := innerCopy(t, t.next.viewByName, old.SchemaID)
+			delete(byName, old.Name)
+			t.touchName(keys.NameView, uint64(old.SchemaID), old.Name)
+		}
+		c := *e
+		t.next.views[e.ID] = &c
+		byName := innerCopy(t, t.next.viewByName, e.SchemaID)
+		byName[e.Name] = e.ID
+		t.touchName(keys.NameView, uint64(e.SchemaID), e.Name)
+	},
+	drop: func(t *Transaction, e *View) {
+		delete(t.next.views, e.ID)
+		byName := innerCopy(t, t.next.viewByName, e.SchemaID)
+		if byName[e.Name] == e.ID {
+			delete(byName, e.Name)
+		}
+		t.touchName(keys.NameView, uint64(e.SchemaID), e.Name)
+	},
+}
+
+// PutView stages a ducklake_view row.
+func (t *Transaction) PutView(v View) error {
+	if err := t.checkRows("PutView"); err != nil {
+		return err
+	}
+	if err := checkName("view", v.Name); err != nil {
+		return err
+	}
+	if v.End == nil {
+		if id, ok := t.next.viewByName[v.SchemaID][v.Name]; ok && id != v.ID {
+			return errorf(AlreadyExists, "view %q already exists in schema %d (view %d)", v.Name, v.SchemaID, id)
+		}
+	}
+	return putVersion(t, &v, fmt.Sprintf("view %d", v.ID), keys.KindView, encodeView, liveView, uint64(v.ID))
+}
+
+// DeleteView removes a ducklake_view row.
+func (t *Transaction) DeleteView(id ViewID, begin SnapshotID, end *SnapshotID) error {
+	if err := t.checkRows("DeleteView"); err != nil {
+		return err
+	}
+	return deleteVersion[View](t, &View{ID: id}, begin, end, fmt.Sprintf("view %d", id), keys.KindView, liveView, uint64(id))
+}
+
+var liveColumn = live[Column]{
+	get: func(t *Transaction, e *Column) (*Column, bool) { x, ok := t.next.columns[e.TableID][e.ID]; return x, ok },
+	set: func(t *Transaction, e *Column) {
+		c := *e
+		innerCopy(t, t.next.columns, e.TableID)[e.ID] = &c
+	},
+	drop: func(t *Transaction, e *Column) { delete(innerCopy(t, t.next.columns, e.TableID), e.ID) },
+}
+
+// PutColumn stages a ducklake_column row (with the ducklake_column_tag rows
+// the translation attaches to it). Column ids are the table's own.
+func (t *Transaction) PutColumn(c Column) error {
+	if err := t.checkRows("PutColumn"); err != nil {
+		return err
+	}
+	if err := checkName("column", c.Name); err != nil {
+		return err
+	}
+	if c.Type == "" {
+		return errorf(InvalidArgument, "column %d of table %d has no type", c.ID, c.TableID)
+	}
+	return putVersion(t, &c, fmt.Sprintf("column %d of table %d", c.ID, c.TableID), keys.KindColumn, encodeColumn, liveColumn, uint64(c.TableID), uint64(c.ID))
+}
+
+// DeleteColumn removes a ducklake_column row.
+func (t *Transaction) DeleteColumn(table TableID, id ColumnID, begin SnapshotID, end *SnapshotID) error {
+	if err := t.checkRows("DeleteColumn"); err != nil {
+		return err
+	}
+	return deleteVersion[Column](t, &Column{TableID: table, ID: id}, begin, end, fmt.Sprintf("column %d of table %d", id, table),
+		keys.KindColumn, liveColumn, uint64(table), uint64(id))
+}
+
+var liveDataFile = live[DataFile]{
+	get: func(t *Transaction, e *DataFile) (*DataFile, bool) { x, ok := t.next.dataFiles[e.TableID][e.ID]; return x, ok },
+	set: func(t *Transaction, e *DataFile) {
+		c := *e
+		innerCopy(t, t.next.dataFiles, e.TableID)[e.ID] = &c
+	},
+	drop: func(t *Transaction, e *DataFile) { delete(innerCopy(t, t.next.dataFiles, e.TableID), e.ID) },
+}
+
+// PutDataFile stages a ducklake_data_file row (with its
+// ducklake_file_partition_value rows).
+func (t *Transaction) PutDataFile(f DataFile) error {
+	if err := t.checkRows("PutDataFile"); err != nil {
+		return err
+	}
+	if f.Path == "" {
+		return errorf(InvalidArgument, "data file %d has no path", f.ID)
+	}
+	return putVersion(t, &f, fmt.Sprintf("data file %d", f.ID), keys.KindDataFile, encodeDataFile, liveDataFile, uint64(f.TableID), uint64(f.ID))
+}
+
+// DeleteDataFile removes a ducklake_data_file row.
+func (t *Transaction) DeleteDataFile(table TableID, id DataFileID, begin SnapshotID, end *SnapshotID) error {
+	if err := t.checkRows("DeleteDataFile"); err != nil {
+		return err
+	}
+	return deleteVersion[DataFile](t, &DataFile{TableID: table, ID: id}, begin, end, fmt.Sprintf("data file %d", id),
+		keys.KindDataFile, liveDataFile, uint64(table), uint64(id))
+}
+
+var liveDeleteFile = live[DeleteFile]{
+	get: func(t *Transaction, e *DeleteFile) (*DeleteFile, bool) { x, ok := t.next.deleteFiles[e.TableID][e.ID]; return x, ok },
+	set: func(t *Transaction, e *DeleteFile) {
+		c := *e
+		innerCopy(t, t.next.deleteFiles, e.TableID)[e.ID] = &c
+		if hasDeleteTargets(t.format) {
+			t.put(keys.DeleteTarget(uint64(e.TableID), uint64(e.DataFileID), uint64(e.ID)), encodeDeleteTarget())
+		}
+	},
+	drop: func(t *Transaction, e *DeleteFile) {
+		delete(innerCopy(t, t.next.deleteFiles, e.TableID), e.ID)
+		if hasDeleteTargets(t.format) {
+			t.del(keys.DeleteTarget(uint64(e.TableID), uint64(e.DataFileID), uint64(e.ID)))
+		}
+	},
+}
+
+// PutDeleteFile stages a ducklake_delete_file row.
+func (t *Transaction) PutDeleteFile(d DeleteFile) error {
+	if err := t.checkRows("PutDeleteFile"); err != nil {
+		return err
+	}
+	if d.Path == "" {
+		return errorf(InvalidArgument, "delete file %d has no path", d.ID)
+	}
+	if d.End == nil && d.Begin == t.nextID() {
+		t.rows.deleteTargets = append(t.rows.deleteTargets, d.DataFileID)
+	}
+	return putVersion(t, &d, fmt.Sprintf("delete file %d", d.ID), keys.KindDeleteFile, encodeDeleteFile, liveDeleteFile, uint64(d.TableID), uint64(d.ID))
+}
+
+// DeleteDeleteFile removes a ducklake_delete_file row.
+func (t *Transaction) DeleteDeleteFile(table TableID, id DeleteFileID, begin SnapshotID, end *SnapshotID) error {
+	if err := t.checkRows("DeleteDeleteFile"); err != nil {
+		return err
+	}
+	return deleteVersion[DeleteFile](t, &DeleteFile{TableID: table, ID: id}, begin, end, fmt.Sprintf("delete file %d", id),
+		keys.KindDeleteFile, liveDeleteFile, uint64(table), uint64(id))
+}
+
+var livePartition = live[Partition]{
+	get: func(t *Transaction, e *Partition) (*Partition, bool) {
+		x, ok := t.next.partitions[e.TableID]
+		if ok && x.ID != e.ID {
+			return nil, false
+		}
+		return x, ok
+	},
+	set: func(t *Transaction, e *Partition) {
+		c := *e
+		t.next.partitions[e.TableID] = &c
+	},
+	drop: func(t *Transaction, e *Partition) { delete(t.next.partitions, e.TableID) },
+}
+
+// PutPartition stages a ducklake_partition_info row with its
+// ducklake_partition_column rows.
+func (t *Transaction) PutPartition(p Partition) error {
+	if err := t.checkRows("PutPartition"); err != nil {
+		return err
+	}
+	return putVersion(t, &p, fmt.Sprintf("partition %d of table %d", p.ID, p.TableID), keys.KindPartition, encodePartition, livePartition, uint64(p.TableID), uint64(p.ID))
+}
+
+// DeletePartition removes a ducklake_partition_info row (and its columns).
+func (t *Transaction) DeletePartition(table TableID, id PartitionID, begin SnapshotID, end *SnapshotID) error {
+	if err := t.checkRows("DeletePartition"); err != nil {
+		return err
+	}
+	return deleteVersion[Partition](t, &Partition{TableID: table, ID: id}, begin, end, fmt.Sprintf("partition %d of table %d", id, table),
+		keys.KindPartition, livePartition, uint64(table), uint64(id))
+}
+
+// ---- unversioned rows ----
+
+// PutTableStats stages a ducklake_table_stats row.
+func (t *Transaction) PutTableStats(st TableStats) error {
+	if err := t.checkRows("PutTableStats"); err != nil {
+		return err
+	}
+	t.setStats(&st)
+	return nil
+}
+
+// DeleteTableStats removes a ducklake_table_stats row.
+func (t *Transaction) DeleteTableStats(table TableID) error {
+	if err := t.checkRows("DeleteTableStats"); err != nil {
+		return err
+	}
+	delete(t.next.tableStats, table)
+	t.del(keys.CurrentTableStats(uint64(table)))
+	return nil
+}
+
+// PutTableColumnStats stages a ducklake_table_column_stats row.
+func (t *Transaction) PutTableColumnStats(cs TableColumnStats) error {
+	if err := t.checkRows("PutTableColumnStats"); err != nil {
+		return err
+	}
+	innerCopy(t, t.next.colStats, cs.TableID)[cs.ColumnID] = &cs
+	t.put(keys.CurrentTableColumnStats(uint64(cs.TableID), uint64(cs.ColumnID)), encodeTableColumnStats(&cs))
+	return nil
+}
+
+// DeleteTableColumnStats removes a ducklake_table_column_stats row.
+func (t *Transaction) DeleteTableColumnStats(table TableID, column ColumnID) error {
+	if err := t.checkRows("DeleteTableColumnStats"); err != nil {
+		return err
+	}
+	delete(innerCopy(t, t.next.colStats, table), column)
+	t.del(keys.CurrentTableColumnStats(uint64(table), uint64(column)))
+	return nil
+}
+
+// PutFileColumnStats stages a ducklake_file_column_stats row.
+func (t *Transaction) PutFileColumnStats(cs FileColumnStats) error {
+	if err := t.checkRows("PutFileColumnStats"); err != nil {
+		return err
+	}
+	innerCopy(t, t.next.fileStats, cs.DataFileID)[cs.ColumnID] = &cs
+	t.put(keys.CurrentFileColumnStats(uint64(cs.TableID), uint64(cs.DataFileID), uint64(cs.ColumnID)), encodeFileColumnStats(&cs))
+	return nil
+}
+
+// DeleteFileColumnStats removes a ducklake_file_column_stats row.
+func (t *Transaction) DeleteFileColumnStats(table TableID, file DataFileID, column ColumnID) error {
+	if err := t.checkRows("DeleteFileColumnStats"); err != nil {
+		return err
+	}
+	delete(innerCopy(t, t.next.fileStats, file), column)
+	t.del(keys.CurrentFileColumnStats(uint64(table), uint64(file), uint64(column)))
+	return nil
+}
+
+// PutTags stages every ducklake_tag row of one object (no entries: none).
+func (t *Transaction) PutTags(tags Tags) error {
+	if err := t.checkRows("PutTags"); err != nil {
+		return err
+	}
+	if len(tags.Entries) == 0 {
+		delete(t.next.tags, tags.ObjectID)
+		t.del(keys.CurrentTag(tags.ObjectID))
+		return nil
+	}
+	tags.Entries = slices.Clone(tags.Entries)
+	t.next.tags[tags.ObjectID] = &tags
+	t.put(keys.CurrentTag(tags.ObjectID), encodeTags(&tags))
+	return nil
+}
+
+// PutOptions stages every ducklake_metadata row of one scope (no values:
+// none).
+func (t *Transaction) PutOptions(o Options) error {
+	if err := t.checkRows("PutOptions"); err != nil {
+		return err
+	}
+	if len(o.Values) == 0 {
+		delete(t.next.options, scopeKey{o.Scope, o.ScopeID})
+		t.del(keys.CurrentOption(uint64(o.Scope), o.ScopeID))
+		return nil
+	}
+	t.putOptions(&o)
+	return nil
+}
+
+// PutMapping stages a ducklake_column_mapping row with its
+// ducklake_name_mapping rows.
+func (t *Transaction) PutMapping(m Mapping) error {
+	if err := t.checkRows("PutMapping"); err != nil {
+		return err
+	}
+	m.Names = slices.Clone(m.Names)
+	t.next.mappings[m.ID] = &m
+	t.put(keys.CurrentMapping(uint64(m.TableID), uint64(m.ID)), encodeMapping(&m))
+	return nil
+}
+
+// DeleteMapping removes a ducklake_column_mapping row and its names.
+func (t *Transaction) DeleteMapping(table TableID, id MappingID) error {
+	if err := t.checkRows("DeleteMapping"); err != nil {
+		return err
+	}
+	delete(t.next.mappings, id)
+	t.del(keys.CurrentMapping(uint64(table), uint64(id)))
+	return nil
+}
+
+// PutGcFile stages a ducklake_files_scheduled_for_deletion row.
+func (t *Transaction) PutGcFile(g GcFile) error {
+	if err := t.checkRows("PutGcFile"); err != nil {
+		return err
+	}
+	t.next.gcFiles[g.DataFileID] = &g
+	t.put(keys.GcFile(uint64(g.DataFileID)), encodeGcFile(&g))
+	return nil
+}
+
+// DeleteGcFile removes a ducklake_files_scheduled_for_deletion row.
+func (t *Transaction) DeleteGcFile(id DataFileID) error {
+	if err := t.checkRows("DeleteGcFile"); err != nil {
+		return err
+	}
+	delete(t.next.gcFiles, id)
+	t.del(keys.GcFile(uint64(id)))
+	return nil
+}
+
+// PutSchemaVersion stages a ducklake_schema_versions row. DuckLake 0.3's
+// rows name no table: they are stored with TableID 0.
+func (t *Transaction) PutSchemaVersion(sv SchemaVersion) error {
+	if err := t.checkRows("PutSchemaVersion"); err != nil {
+		return err
+	}
+	t.put(keys.SchemaVersion(uint64(sv.TableID), uint64(sv.BeginSnapshot)), encodeSchemaVersion(sv.SchemaVersion))
+	return nil
+}
+
+// DeleteSchemaVersion removes a ducklake_schema_versions row.
+func (t *Transaction) DeleteSchemaVersion(table TableID, begin SnapshotID) error {
+	if err := t.checkRows("DeleteSchemaVersion"); err != nil {
+		return err
+	}
+	t.del(keys.SchemaVersion(uint64(table), uint64(begin)))
+	return nil
+}
+
+// ---- inlined data ----
+
+// PutInlinedTable stages an inlined-data table as DuckLake created it (and
+// whether ducklake_inlined_data_tables lists it).
+func (t *Transaction) PutInlinedTable(it InlinedTable) error {
+	if err := t.checkRows("PutInlinedTable"); err != nil {
+		return err
+	}
+	if it.Name == "" {
+		return errorf(InvalidArgument, "the inlined-data table of table %d (schema version %d) has no name", it.TableID, it.SchemaVersion)
+	}
+	t.put(keys.CurrentInlinedTable(uint64(it.TableID), it.SchemaVersion), encodeInlinedTable(&it))
+	return nil
+}
+
+// DeleteInlinedTable removes an inlined-data table's definition.
+func (t *Transaction) DeleteInlinedTable(table TableID, schemaVersion uint64) error {
+	if err := t.checkRows("DeleteInlinedTable"); err != nil {
+		return err
+	}
+	t.del(keys.CurrentInlinedTable(uint64(table), schemaVersion))
+	return nil
+}
+
+// PutInlinedRow stages one row of ducklake_inlined_data_<table>_<version>
+// as given: its row id, lifetime and values. A row is stored alone (one row
+// per chunk, the chunk's sequence being the row id), so rows can be ended
+// or removed one by one.
+func (t *Transaction) PutInlinedRow(table TableID, schemaVersion uint64, r InlinedRow) error {
+	if err := t.checkRows("PutInlinedRow"); err != nil {
+		return err
+	}
+	if r.Begin > t.nextID() {
+		return errorf(InvalidArgument, "inlined row %d of table %d: begin_snapshot %d is after the snapshot this commit mints (%d)", r.RowID, table, r.Begin, t.nextID())
+	}
+	for j, v := range r.Values {
+		if v.String != nil && !utf8.ValidString(*v.String) {
+			return errorf(InvalidArgument, "inlined row %d of table %d: column %d is a string that is not valid UTF-8", r.RowID, table, j)
+		}
+	}
+	c := &chunkState{table: table, schemaVersion: schemaVersion, begin: r.Begin, seq: r.RowID,
+		rows: []InlinedRow{{RowID: r.RowID, Versioned: Versioned{Begin: r.Begin}, Values: slices.Clone(r.Values)}}}
+	t.put(keys.InlineLiveInsert(uint64(table), schemaVersion, uint64(r.Begin), r.RowID), encodeInlineChunk(c))
+	if r.End != nil {
+		t.put(keys.InlineLiveDelete(uint64(table), r.RowID), encodeInlineDelete(*r.End))
+	} else {
+		t.del(keys.InlineLiveDelete(uint64(table), r.RowID))
+	}
+	return nil
+}
+
+// DeleteInlinedRow removes one inlined row (DuckLake empties an
+// inlined-data table with DELETE when it flushes it).
+func (t *Transaction) DeleteInlinedRow(table TableID, schemaVersion uint64, rowID uint64, begin SnapshotID) error {
+	if err := t.checkRows("DeleteInlinedRow"); err != nil {
+		return err
+	}
+	t.del(keys.InlineLiveInsert(uint64(table), schemaVersion, uint64(begin), rowID))
+	t.del(keys.InlineLiveDelete(uint64(table), rowID))
+	return nil
+}
+
+// finishRows stages the snapshot record (as given), the genesis records of
+// a new lake, and the name-directory slots; it returns the head the batch
+// lands.
+func (t *Transaction) finishRows() Head {
+	newHead := Head{SnapshotID: t.base.snap.ID, BatchSeq: t.head.BatchSeq + 1}
+	if t.rows.genesis {
+		newHead = Head{}
+		t.put(keys.Format(), encodeFormat(&formatRecord{Format: FormatCurrent, WriterVersion: WriterVersion}))
+	}
+	if s := t.rows.snapshot; s != nil {
+		snap := *s
+		for _, c := range t.changes {
+			switch c.Kind {
+			case chCreatedTable, chAlteredTable, chDroppedTable:
+				if c.Name == nil {
+					snap.SchemaChangedTables = append(snap.SchemaChangedTables, TableID(c.ID))
+				}
+			}
+		}
+		snap.DeletedDataFiles = slices.Clone(t.rows.deleteTargets)
+		t.put(keys.Snapshot(uint64(snap.ID)), encodeSnapshot(&snap))
+		t.next.snap = snap
+		newHead.SnapshotID = snap.ID
+	}
+	t.deletedFiles = slices.Clone(t.rows.deleteTargets)
+	t.finishNames()
+	return newHead
+}

@@ -358,7 +358,10 @@ func (t *Transaction) DeleteView(id ViewID, begin SnapshotID, end *SnapshotID) e
 }
 
 var liveColumn = live[Column]{
-	get: func(t *Transaction, e *Column) (*Column, bool) { x, ok := t.next.columns[e.TableID][e.ID]; return x, ok },
+	get: func(t *Transaction, e *Column) (*Column, bool) {
+		x, ok := t.next.columns[e.TableID][e.ID]
+		return x, ok
+	},
 	set: func(t *Transaction, e *Column) {
 		c := *e
 		innerCopy(t, t.next.columns, e.TableID)[e.ID] = &c
@@ -391,7 +394,10 @@ func (t *Transaction) DeleteColumn(table TableID, id ColumnID, begin SnapshotID,
 }
 
 var liveDataFile = live[DataFile]{
-	get: func(t *Transaction, e *DataFile) (*DataFile, bool) { x, ok := t.next.dataFiles[e.TableID][e.ID]; return x, ok },
+	get: func(t *Transaction, e *DataFile) (*DataFile, bool) {
+		x, ok := t.next.dataFiles[e.TableID][e.ID]
+		return x, ok
+	},
 	set: func(t *Transaction, e *DataFile) {
 		c := *e
 		innerCopy(t, t.next.dataFiles, e.TableID)[e.ID] = &c
@@ -421,7 +427,10 @@ func (t *Transaction) DeleteDataFile(table TableID, id DataFileID, begin Snapsho
 }
 
 var liveDeleteFile = live[DeleteFile]{
-	get: func(t *Transaction, e *DeleteFile) (*DeleteFile, bool) { x, ok := t.next.deleteFiles[e.TableID][e.ID]; return x, ok },
+	get: func(t *Transaction, e *DeleteFile) (*DeleteFile, bool) {
+		x, ok := t.next.deleteFiles[e.TableID][e.ID]
+		return x, ok
+	},
 	set: func(t *Transaction, e *DeleteFile) {
 		c := *e
 		innerCopy(t, t.next.deleteFiles, e.TableID)[e.ID] = &c

@@ -11,7 +11,6 @@ import (
 	"github.com/moraine-go/moraine/core/objstore"
 )
 
-
 // rowsCommit runs one rows-mode transaction against the catalog's head.
 func rowsCommit(t *testing.T, c *core.Catalog, stage func(tx *core.Transaction) error) (core.SnapshotID, error) {
 	t.Helper()

@@ -164,7 +164,7 @@ func TestEveryVerbStagesAndReadsBack(t *testing.T) {
 	})
 	s = snap(t, c)
 	f, ok := s.DataFile(tbl, file)
-	if !ok || f.RowIDStart != 0 || f.RecordCount != 100 || f.Format != "parquet" || len(f.PartitionValues) != 1 {
+	if !ok || f.RowIDStart == nil || *f.RowIDStart != 0 || f.RecordCount != 100 || f.Format != "parquet" || len(f.PartitionValues) != 1 {
 		t.Fatalf("data file = %+v %v", f, ok)
 	}
 	st, _ := s.TableStats(tbl)

@@ -414,10 +414,10 @@ func decodeColumn(b []byte) (*Column, error) {
 func encodeDataFile(f *DataFile) []byte {
 	m := &catalogpb.DataFileValue{
 		TableId: uint64(f.TableID), DataFileId: uint64(f.ID), BeginSnapshot: uint64(f.Begin), EndSnapshot: optU64(f.End),
-		FileOrder: f.FileOrder, Path: f.Path, PathIsRelative: f.PathIsRelative, FileFormat: f.Format,
-		RecordCount: f.RecordCount, FileSizeBytes: f.FileSizeBytes, FooterSize: f.FooterSize, RowIdStart: f.RowIDStart,
+		FileOrder: valueOf(f.FileOrder), Path: f.Path, PathIsRelative: f.PathIsRelative, FileFormat: f.Format,
+		RecordCount: f.RecordCount, FileSizeBytes: f.FileSizeBytes, FooterSize: valueOf(f.FooterSize), RowIdStart: valueOf(f.RowIDStart),
 		PartitionId: optU64(f.PartitionID), EncryptionKey: f.EncryptionKey, PartialFileInfo: f.PartialFileInfo,
-		MappingId: optU64(f.MappingID),
+		MappingId: optU64(f.MappingID), FileOrderNull: f.FileOrder == nil, FooterSizeNull: f.FooterSize == nil, RowIdStartNull: f.RowIDStart == nil,
 	}
 	for _, pv := range f.PartitionValues {
 		m.PartitionValues = append(m.PartitionValues, &catalogpb.FilePartitionValue{KeyIndex: pv.KeyIndex, Value: pv.Value})
@@ -432,8 +432,9 @@ func decodeDataFile(b []byte) (*DataFile, error) {
 	}
 	f := &DataFile{
 		TableID: TableID(m.GetTableId()), ID: DataFileID(m.GetDataFileId()), Versioned: versioned(m.GetBeginSnapshot(), m.EndSnapshot),
-		FileOrder: m.GetFileOrder(), Path: m.GetPath(), PathIsRelative: m.GetPathIsRelative(), Format: m.GetFileFormat(),
-		RecordCount: m.GetRecordCount(), FileSizeBytes: m.GetFileSizeBytes(), FooterSize: m.GetFooterSize(), RowIDStart: m.GetRowIdStart(),
+		FileOrder: nullable(m.GetFileOrder(), m.GetFileOrderNull()), Path: m.GetPath(), PathIsRelative: m.GetPathIsRelative(), Format: m.GetFileFormat(),
+		RecordCount: m.GetRecordCount(), FileSizeBytes: m.GetFileSizeBytes(), FooterSize: nullable(m.GetFooterSize(), m.GetFooterSizeNull()),
+		RowIDStart:  nullable(m.GetRowIdStart(), m.GetRowIdStartNull()),
 		PartitionID: optAs[PartitionID](m.PartitionId), EncryptionKey: m.EncryptionKey, PartialFileInfo: m.PartialFileInfo,
 		MappingID: optAs[MappingID](m.MappingId),
 	}
@@ -447,8 +448,26 @@ func encodeDeleteFile(d *DeleteFile) []byte {
 	return marshalValue("delete file", &catalogpb.DeleteFileValue{
 		TableId: uint64(d.TableID), DeleteFileId: uint64(d.ID), BeginSnapshot: uint64(d.Begin), EndSnapshot: optU64(d.End),
 		DataFileId: uint64(d.DataFileID), Path: d.Path, PathIsRelative: d.PathIsRelative, FileFormat: d.Format,
-		DeleteCount: d.DeleteCount, FileSizeBytes: d.FileSizeBytes, FooterSize: d.FooterSize, EncryptionKey: d.EncryptionKey,
+		DeleteCount: d.DeleteCount, FileSizeBytes: d.FileSizeBytes, FooterSize: valueOf(d.FooterSize), EncryptionKey: d.EncryptionKey,
+		FooterSizeNull: d.FooterSize == nil,
 	})
+}
+
+// valueOf and nullable carry a nullable number in a proto3 field and a
+// "null" flag (a flag, not field presence, so that values written before the
+// flag existed, 0 among them, read back as they were).
+func valueOf(p *uint64) uint64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func nullable(v uint64, null bool) *uint64 {
+	if null {
+		return nil
+	}
+	return &v
 }
 
 func decodeDeleteFile(b []byte) (*DeleteFile, error) {
@@ -459,7 +478,7 @@ func decodeDeleteFile(b []byte) (*DeleteFile, error) {
 	return &DeleteFile{
 		TableID: TableID(m.GetTableId()), ID: DeleteFileID(m.GetDeleteFileId()), Versioned: versioned(m.GetBeginSnapshot(), m.EndSnapshot),
 		DataFileID: DataFileID(m.GetDataFileId()), Path: m.GetPath(), PathIsRelative: m.GetPathIsRelative(), Format: m.GetFileFormat(),
-		DeleteCount: m.GetDeleteCount(), FileSizeBytes: m.GetFileSizeBytes(), FooterSize: m.GetFooterSize(), EncryptionKey: m.EncryptionKey,
+		DeleteCount: m.GetDeleteCount(), FileSizeBytes: m.GetFileSizeBytes(), FooterSize: nullable(m.GetFooterSize(), m.GetFooterSizeNull()), EncryptionKey: m.EncryptionKey,
 	}, nil
 }
 

@@ -168,9 +168,9 @@ func (g gen) column() *Column {
 }
 
 func (g gen) dataFile() *DataFile {
-	return &DataFile{TableID: TableID(g.u64()), ID: DataFileID(g.u64()), Versioned: g.versioned(), FileOrder: g.u64(),
+	return &DataFile{TableID: TableID(g.u64()), ID: DataFileID(g.u64()), Versioned: g.versioned(), FileOrder: optNum[uint64](g),
 		Path: g.str(), PathIsRelative: g.bool(), Format: g.str(), RecordCount: g.u64(), FileSizeBytes: g.u64(),
-		FooterSize: g.u64(), RowIDStart: g.u64(), PartitionID: optNum[PartitionID](g), EncryptionKey: g.optStr(),
+		FooterSize: optNum[uint64](g), RowIDStart: optNum[uint64](g), PartitionID: optNum[PartitionID](g), EncryptionKey: g.optStr(),
 		PartialFileInfo: g.optStr(), MappingID: optNum[MappingID](g),
 		PartitionValues: genSlice(g, func() PartitionValue { return PartitionValue{KeyIndex: g.u64(), Value: g.str()} })}
 }
@@ -178,7 +178,7 @@ func (g gen) dataFile() *DataFile {
 func (g gen) deleteFile() *DeleteFile {
 	return &DeleteFile{TableID: TableID(g.u64()), ID: DeleteFileID(g.u64()), Versioned: g.versioned(),
 		DataFileID: DataFileID(g.u64()), Path: g.str(), PathIsRelative: g.bool(), Format: g.str(), DeleteCount: g.u64(),
-		FileSizeBytes: g.u64(), FooterSize: g.u64(), EncryptionKey: g.optStr()}
+		FileSizeBytes: g.u64(), FooterSize: optNum[uint64](g), EncryptionKey: g.optStr()}
 }
 
 func (g gen) tableStats() *TableStats {

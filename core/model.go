@@ -122,14 +122,14 @@ type DataFile struct {
 	TableID TableID
 	ID      DataFileID
 	Versioned
-	FileOrder       uint64
+	FileOrder       *uint64 // nil: NULL (DuckLake writes NULL)
 	Path            string
 	PathIsRelative  bool
 	Format          string // "parquet"
 	RecordCount     uint64
 	FileSizeBytes   uint64
-	FooterSize      uint64
-	RowIDStart      uint64
+	FooterSize      *uint64 // nil: NULL
+	RowIDStart      *uint64 // nil: NULL
 	PartitionID     *PartitionID
 	EncryptionKey   *string
 	PartialFileInfo *string
@@ -148,7 +148,7 @@ type DeleteFile struct {
 	Format         string
 	DeleteCount    uint64
 	FileSizeBytes  uint64
-	FooterSize     uint64
+	FooterSize     *uint64 // nil: NULL
 	EncryptionKey  *string
 }
 

@@ -140,7 +140,7 @@ func TestRowsStageDuckLakeCommitsAsGiven(t *testing.T) {
 			tx.PutColumn(core.Column{TableID: tid, ID: 1, Versioned: core.Versioned{Begin: 1}, Order: 1, Name: "i", Type: "int32", NullsAllowed: true}),
 			tx.PutColumn(core.Column{TableID: tid, ID: 2, Versioned: core.Versioned{Begin: 1}, Order: 2, Name: "s", Type: "varchar", NullsAllowed: true}),
 			tx.PutDataFile(core.DataFile{TableID: tid, ID: 0, Versioned: core.Versioned{Begin: 1}, Path: "ducklake-x.parquet", PathIsRelative: true,
-				Format: "parquet", RecordCount: 3, FileSizeBytes: 500, FooterSize: 90}),
+				Format: "parquet", RecordCount: 3, FileSizeBytes: 500, FooterSize: ptr(uint64(90))}),
 			tx.PutFileColumnStats(core.FileColumnStats{TableID: tid, DataFileID: 0, ColumnID: 1, ValueCount: ptr(uint64(3)), NullCount: ptr(uint64(0)), MinValue: ptr("1"), MaxValue: ptr("3")}),
 			tx.PutTableStats(core.TableStats{TableID: tid, RecordCount: 3, NextRowID: 3, FileSizeBytes: 500}),
 			tx.PutTableColumnStats(core.TableColumnStats{TableID: tid, ColumnID: 1, ContainsNull: ptr(false), MinValue: ptr("1"), MaxValue: ptr("3")}),
@@ -187,7 +187,7 @@ func TestRowsStageDuckLakeCommitsAsGiven(t *testing.T) {
 	if strings.Join(names, " ") != "i:live s:ended name:live" {
 		t.Fatalf("column versions: %v", names)
 	}
-	if len(d.DataFiles) != 1 || d.DataFiles[0].RowIDStart != 0 || d.DataFiles[0].RecordCount != 3 || d.DataFiles[0].Path != "ducklake-x.parquet" {
+	if len(d.DataFiles) != 1 || d.DataFiles[0].RowIDStart != nil || d.DataFiles[0].FileOrder != nil || d.DataFiles[0].RecordCount != 3 || d.DataFiles[0].Path != "ducklake-x.parquet" {
 		t.Fatalf("data files %+v", d.DataFiles)
 	}
 	if len(d.TableStats) != 1 || d.TableStats[0] != (core.TableStats{TableID: tid, RecordCount: 3, NextRowID: 3, FileSizeBytes: 500}) {

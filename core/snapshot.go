@@ -226,11 +226,20 @@ func (s *CatalogSnapshot) Column(table TableID, id ColumnID) (Column, bool) {
 // DataFiles lists a table's live data files by file order, then id.
 func (s *CatalogSnapshot) DataFiles(table TableID) []DataFile {
 	return sortedValues(s.dataFiles[table], func(a, b *DataFile) bool {
-		if a.FileOrder != b.FileOrder {
-			return a.FileOrder < b.FileOrder
+		if oa, ob := fileOrder(a), fileOrder(b); oa != ob {
+			return oa < ob
 		}
 		return a.ID < b.ID
 	})
+}
+
+// fileOrder is a data file's order: its file_order, or its id when that is
+// NULL (as DuckLake writes it).
+func fileOrder(f *DataFile) uint64 {
+	if f.FileOrder != nil {
+		return *f.FileOrder
+	}
+	return uint64(f.ID)
 }
 
 // DataFile looks a live data file up.

@@ -471,6 +471,8 @@ func (t *Transaction) addColumn(table TableID, def ColumnDef, parent *ColumnID, 
 	return c.ID, nil
 }
 
+func ptrTo[T any](v T) *T { return &v }
+
 func ptrEq[T comparable](a, b *T) bool {
 	if a == nil || b == nil {
 		return a == b
@@ -613,19 +615,19 @@ func (t *Transaction) RegisterDataFile(def DataFileDef) (DataFileID, error) {
 	st := t.statsFor(def.TableID)
 	id := DataFileID(t.allocFileID())
 	f := &DataFile{TableID: def.TableID, ID: id, Versioned: Versioned{Begin: t.id}, Path: def.Path, PathIsRelative: def.PathIsRelative,
-		Format: def.Format, RecordCount: def.RecordCount, FileSizeBytes: def.FileSizeBytes, FooterSize: def.FooterSize,
+		Format: def.Format, RecordCount: def.RecordCount, FileSizeBytes: def.FileSizeBytes, FooterSize: ptrTo(def.FooterSize),
 		PartitionID: def.PartitionID, EncryptionKey: def.EncryptionKey, PartialFileInfo: def.PartialFileInfo,
 		MappingID: def.MappingID, PartitionValues: slices.Clone(def.PartitionValues)}
 	if f.Format == "" {
 		f.Format = "parquet"
 	}
-	f.FileOrder = uint64(id)
+	f.FileOrder = ptrTo(uint64(id))
 	if def.FileOrder != nil {
-		f.FileOrder = *def.FileOrder
+		f.FileOrder = ptrTo(*def.FileOrder)
 	}
-	f.RowIDStart = st.NextRowID
+	f.RowIDStart = ptrTo(st.NextRowID)
 	if def.RowIDStart != nil {
-		f.RowIDStart = *def.RowIDStart
+		f.RowIDStart = ptrTo(*def.RowIDStart)
 	}
 	files := innerCopy(t, t.next.dataFiles, def.TableID)
 	files[id] = f
@@ -633,7 +635,7 @@ func (t *Transaction) RegisterDataFile(def DataFileDef) (DataFileID, error) {
 	nst := *st
 	nst.RecordCount += def.RecordCount
 	nst.FileSizeBytes += def.FileSizeBytes
-	if e := f.RowIDStart + def.RecordCount; e > nst.NextRowID {
+	if e := *f.RowIDStart + def.RecordCount; e > nst.NextRowID {
 		nst.NextRowID = e
 	}
 	t.setStats(&nst)
@@ -712,7 +714,7 @@ func (t *Transaction) RegisterDeleteFile(def DeleteFileDef) (DeleteFileID, error
 	id := DeleteFileID(t.allocFileID())
 	d := &DeleteFile{TableID: def.TableID, ID: id, Versioned: Versioned{Begin: t.id}, DataFileID: def.DataFileID,
 		Path: def.Path, PathIsRelative: def.PathIsRelative, Format: def.Format, DeleteCount: def.DeleteCount,
-		FileSizeBytes: def.FileSizeBytes, FooterSize: def.FooterSize, EncryptionKey: def.EncryptionKey}
+		FileSizeBytes: def.FileSizeBytes, FooterSize: ptrTo(def.FooterSize), EncryptionKey: def.EncryptionKey}
 	if d.Format == "" {
 		d.Format = "parquet"
 	}

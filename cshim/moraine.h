@@ -43,7 +43,7 @@ extern "C" {
 #define MORAINE_OK 0               /* success */
 #define MORAINE_NOT_FOUND 1        /* CatalogException */
 #define MORAINE_ALREADY_EXISTS 2   /* CatalogException */
-#define MORAINE_CONSTRAINT 3       /* CatalogException */
+#define MORAINE_CONSTRAINT 3       /* ConstraintException (a NOT NULL or PRIMARY KEY violation) */
 #define MORAINE_COMMIT_CONFLICT 4  /* TransactionException (the only message containing "conflict") */
 #define MORAINE_CORRUPTION 5       /* IOException */
 #define MORAINE_STORE 6            /* IOException (also configuration errors) */
@@ -209,7 +209,9 @@ typedef uint64_t moraine_txn;
 /* Begins a transaction on catalog: pins its current head. */
 int32_t moraine_txn_begin(moraine_catalog catalog, moraine_txn *out, moraine_error *err);
 
-/* Ends a transaction and releases its handle (0 is ignored). */
+/* Ends a transaction and releases its handle (0 is ignored). Without a
+ * moraine_txn_commit before it, this is a rollback: the transaction's
+ * writes are discarded. */
 void moraine_txn_end(moraine_txn txn);
 
 /* A column of a table: its name and DuckDB type (text DuckDB's type parser
@@ -228,9 +230,11 @@ typedef struct moraine_table_def {
 	int64_t primary_key;
 } moraine_table_def;
 
-/* The tables a transaction sees. has_lake is false for a store that holds
- * no lake yet (no tables then). One allocation owned by the caller: free it
- * with moraine_table_list_free. */
+/* The tables a transaction sees: those at its head, then those it created
+ * (moraine_txn_create_table). has_lake is false for a store that holds no
+ * lake at the head (no tables then, but for the ones the transaction
+ * created). One allocation owned by the caller: free it with
+ * moraine_table_list_free. */
 typedef struct moraine_table_list {
 	bool has_lake;
 	uint64_t head_snapshot;
@@ -238,7 +242,7 @@ typedef struct moraine_table_list {
 	const moraine_table_def *tables;
 } moraine_table_list;
 
-/* Lists the tables of schema main at the transaction's head. */
+/* Lists the tables of schema main the transaction sees. */
 int32_t moraine_txn_tables(moraine_txn txn, moraine_table_list **out, moraine_error *err);
 
 /* Frees a table list (NULL is ignored). */
@@ -248,7 +252,8 @@ void moraine_table_list_free(moraine_table_list *list);
 typedef uint64_t moraine_scan;
 
 /* A projected column index meaning DuckDB's rowid: the row's index in the
- * table at the transaction's head, stable for the transaction. */
+ * table at the transaction's head; rows the transaction inserted follow
+ * (the i-th inserted has rowid head rows + i). Stable for the transaction. */
 #define MORAINE_COLUMN_ROWID UINT64_MAX
 
 /* Filter operators: column <op> value; IS_NULL / IS_NOT_NULL take no value. */
@@ -270,21 +275,86 @@ typedef struct moraine_filter {
 	const struct moraine_value *value;
 } moraine_filter;
 
-/* Opens a scan of the named table at the transaction's head, returning the
- * columns listed (indexes into the table's columns, or
+/* Opens a scan of the named table as the transaction sees it (its head
+ * with the transaction's own writes, as they are when the scan opens),
+ * returning the columns listed (indexes into the table's columns, or
  * MORAINE_COLUMN_ROWID). Arrays are read during the call only. */
 int32_t moraine_scan_open(moraine_txn txn, const char *table, const uint64_t *columns, uint64_t column_count,
                           const moraine_filter *filters, uint64_t filter_count, moraine_scan *out, moraine_error *err);
 
 /* Returns the next rows (at most max_rows; 0 means 2048) in *out, one
  * column per projected column in order; a table of zero rows at the end.
- * Each column's MORAINE_TYPE_* is chosen per batch from the values; the
- * host casts it to the column's declared type. Free *out with
- * moraine_table_free. */
+ * Each column's MORAINE_TYPE_* is chosen per batch from the values (a
+ * value written as MORAINE_TYPE_DUCKDB comes back as one); the host casts
+ * it to the column's declared type. Free *out with moraine_table_free. */
 int32_t moraine_scan_next(moraine_scan scan, uint64_t max_rows, moraine_table **out, moraine_error *err);
 
 /* Releases a scan (0 is ignored). */
 void moraine_scan_close(moraine_scan scan);
+
+/* ---- The storage extension: writes -------------------------------------
+ * A transaction's writes stay in the library, visible to its own table
+ * list and scans only, until moraine_txn_commit hands them to the catalog
+ * as one commit; moraine_txn_end without a commit discards them. Each call
+ * is one statement's batch and is atomic: refused, it changes nothing.
+ * Refusals: MORAINE_NOT_FOUND (no such table), MORAINE_INVALID_ARGUMENT (a
+ * bad shape, rowid or value type), MORAINE_CONSTRAINT (NULL in a NOT NULL
+ * or PRIMARY KEY column, or a key another row of the transaction's view
+ * holds: the message contains "Duplicate key" and "primary key", as
+ * DuckDB's), MORAINE_ALREADY_EXISTS, MORAINE_UNSUPPORTED. Every pointer
+ * argument is read during the call only. */
+
+/* Rows of values, row-major: cells holds row_count * column_count values,
+ * row r's value of column c at cells[r * column_count + c]. Values are
+ * moraine_values of types NULL, BOOLEAN, BIGINT (every signed integer
+ * type), UBIGINT (the unsigned ones), DOUBLE, VARCHAR (str/len; also UUID
+ * as its text), BLOB (str/len), TIMESTAMP_TZ (microseconds since the epoch
+ * in bigint) or DUCKDB (any other type, str/len its binary serialization);
+ * the library copies what it keeps. */
+typedef struct moraine_rows {
+	uint64_t column_count;
+	uint64_t row_count;
+	const struct moraine_value *cells;
+} moraine_rows;
+
+/* Inserts rows into the named table: every column, in the table's column
+ * order (column_count is the table's). */
+int32_t moraine_txn_insert(moraine_txn txn, const char *table, const moraine_rows *rows, moraine_error *err);
+
+/* Deletes the rows with these rowids (count of them; rowids may be NULL
+ * when count is 0) and stores in *deleted (may be NULL) how many were
+ * deleted: a rowid given twice or deleted before counts once or not at
+ * all. A rowid the table never had is refused. */
+int32_t moraine_txn_delete(moraine_txn txn, const char *table, const int64_t *rowids, uint64_t count,
+                           uint64_t *deleted, moraine_error *err);
+
+/* Updates columns (column_count indexes into the table's columns, each
+ * once) of the rows with these rowids: rows->row_count rowids, row i of
+ * rows (rows->column_count == column_count values) the new values of
+ * rowids[i]. A rowid given twice takes its last values; primary keys are
+ * checked after the whole batch. */
+int32_t moraine_txn_update(moraine_txn txn, const char *table, const int64_t *rowids, const uint64_t *columns,
+                           uint64_t column_count, const moraine_rows *rows, moraine_error *err);
+
+/* Creates a table in the transaction: DuckLake 0.3's metadata tables (on a
+ * store that holds no lake, each exactly as the contract defines it; a
+ * PRIMARY KEY column is NOT NULL, as DuckDB's binder makes it) or a
+ * ducklake_inlined_data_<table id>_<schema version> table (row_id,
+ * begin_snapshot, end_snapshot BIGINT, then columns of any DuckDB type,
+ * each type as DuckDB spells it, e.g. LogicalType::ToString(); no
+ * constraint). With if_not_exists an existing table of that name is left
+ * alone; without, it is MORAINE_ALREADY_EXISTS. Any other table is
+ * MORAINE_UNSUPPORTED. The next moraine_txn_tables lists it. */
+int32_t moraine_txn_create_table(moraine_txn txn, const moraine_table_def *def, bool if_not_exists,
+                                 moraine_error *err);
+
+/* Commits the transaction's writes as one commit against its head (a
+ * transaction that wrote nothing commits nothing and makes no request). A
+ * head that moved meanwhile is MORAINE_COMMIT_CONFLICT. Whatever the
+ * outcome, the transaction takes no further write or commit; its handle
+ * stays valid until moraine_txn_end, which releases it (a failed commit
+ * left nothing behind). */
+int32_t moraine_txn_commit(moraine_txn txn, moraine_error *err);
 
 /* What moraine_runtime_info reports: the library's live handles by kind
  * and its Go runtime's goroutines, so a host can check that what it
@@ -317,12 +387,15 @@ int32_t moraine_runtime_info(moraine_runtime *out, moraine_error *err);
 #define MORAINE_TYPE_DOUBLE 4        /* values: DOUBLE and FLOAT */
 #define MORAINE_TYPE_VARCHAR 5
 #define MORAINE_TYPE_BLOB 6
-#define MORAINE_TYPE_TIMESTAMP_TZ 7  /* results: microseconds since the epoch */
+#define MORAINE_TYPE_TIMESTAMP_TZ 7  /* results and storage writes: microseconds since the epoch (bigint in values) */
 #define MORAINE_TYPE_LIST 8          /* values */
 #define MORAINE_TYPE_STRUCT 9        /* values */
 #define MORAINE_TYPE_OTHER 10        /* values: any other type, as its text */
 #define MORAINE_TYPE_ANY 11          /* parameters: any type */
 #define MORAINE_TYPE_ABSENT 12       /* values: a named parameter not given */
+#define MORAINE_TYPE_DUCKDB 13       /* values (storage writes) and results (scans): a value of any DuckDB type in
+                                      * DuckDB's binary serialization (BinarySerializer of a duckdb::Value, its
+                                      * type included): str/len in values, moraine_string cells in columns */
 
 /* A parameter: its name (named parameters; positional ones are named for
  * documentation) and MORAINE_TYPE_*. */
@@ -350,7 +423,9 @@ const moraine_function *moraine_functions(uint64_t *count);
 /* One argument. Owned by the caller; read during the call only.
  *   type        MORAINE_TYPE_*; the field of that type is meaningful
  *   duckdb_type the DuckDB type id (duckdb_type) it came from, 0 if none
- *   str, len    VARCHAR and OTHER: the text (not NUL-terminated); BLOB: bytes
+ *   str, len    VARCHAR and OTHER: the text (not NUL-terminated); BLOB: bytes;
+ *               DUCKDB: the serialized value
+ *   bigint      BIGINT; TIMESTAMP_TZ: microseconds since the epoch
  *   children    LIST: the elements; STRUCT: the fields, with child_names */
 typedef struct moraine_value {
 	int32_t type;
@@ -376,7 +451,7 @@ typedef struct moraine_string {
  *   nulls  one byte per row, 1 for NULL
  *   data   one element per row: bool (BOOLEAN), int64_t (BIGINT,
  *          TIMESTAMP_TZ), uint64_t (UBIGINT), double (DOUBLE),
- *          moraine_string (VARCHAR, BLOB) */
+ *          moraine_string (VARCHAR, BLOB, DUCKDB) */
 typedef struct moraine_column {
 	const char *name;
 	int32_t type;

@@ -36,6 +36,20 @@ func optBool(v *bool) any {
 
 func end(v core.Versioned) any { return optI64(v.End) }
 
+// createdByDuckLake reports whether DuckLake created the lake (its first
+// ATTACH records the catalog version); what rows.go adds for lakes the Go
+// API wrote is then left out: the rows are DuckLake's, served as given.
+func createdByDuckLake(d *core.Dump) bool {
+	for _, o := range d.Options {
+		if o.Scope == core.ScopeGlobal {
+			if _, ok := o.Values["version"]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // DuckLakeVersion is the DuckLake catalog version the tables follow; a lake
 // whose ducklake_metadata has no version row (one created by the Go API)
 // is served with this one, since its rows are in this shape.
@@ -113,8 +127,8 @@ var metadataRows = map[string]func(d *core.Dump) [][]any{
 	},
 	"ducklake_data_file": func(d *core.Dump) (rows [][]any) {
 		for _, f := range d.DataFiles {
-			rows = append(rows, []any{i64(f.ID), i64(f.TableID), i64(f.Begin), end(f.Versioned), int64(f.FileOrder), f.Path, f.PathIsRelative, f.Format,
-				int64(f.RecordCount), int64(f.FileSizeBytes), int64(f.FooterSize), int64(f.RowIDStart), optI64(f.PartitionID), optStr(f.EncryptionKey),
+			rows = append(rows, []any{i64(f.ID), i64(f.TableID), i64(f.Begin), end(f.Versioned), optI64(f.FileOrder), f.Path, f.PathIsRelative, f.Format,
+				int64(f.RecordCount), int64(f.FileSizeBytes), optI64(f.FooterSize), optI64(f.RowIDStart), optI64(f.PartitionID), optStr(f.EncryptionKey),
 				optStr(f.PartialFileInfo), optI64(f.MappingID)})
 		}
 		return rows
@@ -129,7 +143,7 @@ var metadataRows = map[string]func(d *core.Dump) [][]any{
 	"ducklake_delete_file": func(d *core.Dump) (rows [][]any) {
 		for _, f := range d.DeleteFiles {
 			rows = append(rows, []any{i64(f.ID), i64(f.TableID), i64(f.Begin), end(f.Versioned), i64(f.DataFileID), f.Path, f.PathIsRelative, f.Format,
-				int64(f.DeleteCount), int64(f.FileSizeBytes), int64(f.FooterSize), optStr(f.EncryptionKey)})
+				int64(f.DeleteCount), int64(f.FileSizeBytes), optI64(f.FooterSize), optStr(f.EncryptionKey)})
 		}
 		return rows
 	},
@@ -149,8 +163,8 @@ var metadataRows = map[string]func(d *core.Dump) [][]any{
 	// DuckLake writes column statistics for every column of a table whose
 	// table statistics it writes, and reads them with a LEFT JOIN that it
 	// takes to always match. A lake written by the Go API may hold table
-	// statistics alone: its live columns are served with unknown (NULL)
-	// statistics, which is what they are.
+	// statistics alone: the live columns of a table without any column
+	// statistics are served with unknown (NULL) ones, which is what they are.
 	"ducklake_table_column_stats": func(d *core.Dump) (rows [][]any) {
 		type key struct{ table, column uint64 }
 		have := map[key]bool{}
@@ -158,9 +172,15 @@ var metadataRows = map[string]func(d *core.Dump) [][]any{
 			have[key{uint64(s.TableID), uint64(s.ColumnID)}] = true
 			rows = append(rows, []any{i64(s.TableID), i64(s.ColumnID), optBool(s.ContainsNull), optBool(s.ContainsNaN), optStr(s.MinValue), optStr(s.MaxValue), optStr(s.ExtraStats)})
 		}
+		if createdByDuckLake(d) {
+			return rows // as DuckLake wrote them
+		}
 		withStats := map[uint64]bool{}
 		for _, s := range d.TableStats {
 			withStats[uint64(s.TableID)] = true
+		}
+		for k := range have {
+			delete(withStats, k.table) // DuckLake wrote this table's column statistics
 		}
 		for _, c := range d.Columns {
 			k := key{uint64(c.TableID), uint64(c.ID)}
@@ -199,9 +219,20 @@ var metadataRows = map[string]func(d *core.Dump) [][]any{
 		}
 		return rows
 	},
+	// DuckLake's own rows where it wrote them; for a lake the Go API wrote,
+	// one per table and schema version holding inlined rows.
 	"ducklake_inlined_data_tables": func(d *core.Dump) (rows [][]any) {
+		declared := map[[2]uint64]bool{}
+		for _, it := range d.InlinedTables {
+			declared[[2]uint64{uint64(it.TableID), it.SchemaVersion}] = true
+			if it.Listed {
+				rows = append(rows, []any{i64(it.TableID), it.Name, int64(it.SchemaVersion)})
+			}
+		}
 		for _, g := range d.Inlined {
-			rows = append(rows, []any{i64(g.TableID), InlinedTableName(uint64(g.TableID), g.SchemaVersion), int64(g.SchemaVersion)})
+			if !declared[[2]uint64{uint64(g.TableID), g.SchemaVersion}] {
+				rows = append(rows, []any{i64(g.TableID), InlinedTableName(uint64(g.TableID), g.SchemaVersion), int64(g.SchemaVersion)})
+			}
 		}
 		return rows
 	},
@@ -223,6 +254,16 @@ var metadataRows = map[string]func(d *core.Dump) [][]any{
 	// commit changes the schema version, genesis included. The catalog
 	// keeps them per table; snapshots give the rest (a drop, say).
 	"ducklake_schema_versions": func(d *core.Dump) (rows [][]any) {
+		// Rows DuckLake wrote (stored without a table) are served as they
+		// are.
+		for _, s := range d.SchemaVersions {
+			if s.TableID == 0 {
+				rows = append(rows, []any{i64(s.BeginSnapshot), int64(s.SchemaVersion)})
+			}
+		}
+		if len(rows) > 0 {
+			return rows
+		}
 		type pair struct{ begin, version uint64 }
 		seen := map[pair]bool{}
 		var pairs []pair

@@ -32,7 +32,22 @@ func NewView(d *core.Dump) (*View, error) {
 		return v, nil
 	}
 	v.tables = append(v.tables, metadataTables...)
+	// DuckLake's inlined-data tables as it created them; a lake the Go API
+	// wrote has none, and its inlined rows follow the table's columns.
+	declared := map[[2]uint64]bool{}
+	for _, it := range d.InlinedTables {
+		declared[[2]uint64{uint64(it.TableID), it.SchemaVersion}] = true
+		t := &Table{Name: it.Name, PrimaryKey: -1, Inlined: &InlinedTable{TableID: uint64(it.TableID), SchemaVersion: it.SchemaVersion},
+			Columns: slices.Clone(inlinedLeading)}
+		for _, c := range it.Columns {
+			t.Columns = append(t.Columns, Column{Name: c.Name, Type: c.Type})
+		}
+		v.tables = append(v.tables, t)
+	}
 	for _, g := range d.Inlined {
+		if declared[[2]uint64{uint64(g.TableID), g.SchemaVersion}] {
+			continue
+		}
 		t, err := inlinedTable(d, g.TableID, g.SchemaVersion, g.Rows)
 		if err != nil {
 			return nil, err
@@ -89,6 +104,13 @@ func (v *View) Rows(t *Table) ([][]any, error) {
 	return rows, nil
 }
 
+// inlinedLeading are the first columns of every inlined-data table.
+var inlinedLeading = []Column{
+	{Name: "row_id", Type: TypeBigint},
+	{Name: "begin_snapshot", Type: TypeBigint},
+	{Name: "end_snapshot", Type: TypeBigint},
+}
+
 // inlinedTable describes ducklake_inlined_data_<table>_<version>: row_id,
 // begin_snapshot, end_snapshot, then the table's columns as they stood
 // under that schema version.
@@ -104,11 +126,7 @@ func inlinedTable(d *core.Dump, table core.TableID, sv uint64, rows []core.Inlin
 		Name:       InlinedTableName(uint64(table), sv),
 		PrimaryKey: -1,
 		Inlined:    &InlinedTable{TableID: uint64(table), SchemaVersion: sv},
-		Columns: []Column{
-			{Name: "row_id", Type: TypeBigint},
-			{Name: "begin_snapshot", Type: TypeBigint},
-			{Name: "end_snapshot", Type: TypeBigint},
-		},
+		Columns:    slices.Clone(inlinedLeading),
 	}
 	children := func(parent core.ColumnID) []core.Column {
 		var out []core.Column
@@ -186,6 +204,8 @@ func valueCell(v core.Value) any {
 		return *v.String
 	case v.Bytes != nil:
 		return v.Bytes
+	case v.DuckDB != nil:
+		return Encoded(v.DuckDB)
 	}
 	return nil
 }

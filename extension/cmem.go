@@ -12,6 +12,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/moraine-go/moraine/ducklake"
 	"github.com/moraine-go/moraine/extension/internal/sqlfn"
 )
 
@@ -103,7 +104,7 @@ func fillTable(a *arena, t *sqlfn.Table) unsafe.Pointer {
 		switch c.Type {
 		case sqlfn.TypeBoolean:
 			elem = 1
-		case sqlfn.TypeVarchar, sqlfn.TypeBlob:
+		case sqlfn.TypeVarchar, sqlfn.TypeBlob, sqlfn.TypeDuckDB:
 			elem = unsafe.Sizeof(C.moraine_string{})
 		default:
 			elem = 8
@@ -129,11 +130,14 @@ func fillTable(a *arena, t *sqlfn.Table) unsafe.Pointer {
 				continue
 			}
 			switch c.Type {
-			case sqlfn.TypeVarchar, sqlfn.TypeBlob:
+			case sqlfn.TypeVarchar, sqlfn.TypeBlob, sqlfn.TypeDuckDB:
 				var b []byte
-				if s, ok := cell.(string); ok {
-					b = []byte(s)
-				} else {
+				switch v := cell.(type) {
+				case string:
+					b = []byte(v)
+				case ducklake.Encoded:
+					b = v
+				default:
 					b = cell.([]byte)
 				}
 				p := a.bytes(b)
@@ -242,8 +246,10 @@ func valueFromC(v *C.moraine_value, depth int) (sqlfn.Value, error) {
 		out.Double = float64(v.dbl)
 	case sqlfn.TypeVarchar:
 		out.Str = text()
-	case sqlfn.TypeBlob:
+	case sqlfn.TypeBlob, sqlfn.TypeDuckDB:
 		out.Bytes = []byte(text())
+	case sqlfn.TypeTimestampTZ:
+		out.Int = int64(v.bigint)
 	case sqlfn.TypeOther:
 		out.Str = text()
 		out.TypeName = duckdbTypeNames[int32(v.duckdb_type)]

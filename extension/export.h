@@ -19,5 +19,8 @@ typedef const moraine_value *moraine_value_cptr;
 typedef const moraine_function *moraine_function_cptr;
 typedef const uint64_t *moraine_u64_cptr;
 typedef const moraine_filter *moraine_filter_cptr;
+typedef const moraine_rows *moraine_rows_cptr;
+typedef const int64_t *moraine_i64_cptr;
+typedef const moraine_table_def *moraine_table_def_cptr;
 
 #endif

@@ -9,6 +9,7 @@ import "C"
 import (
 	"context"
 	"runtime"
+	"time"
 	"unsafe"
 
 	"github.com/moraine-go/moraine/core"
@@ -20,7 +21,7 @@ import (
 )
 
 // The storage extension's exports (cshim/moraine.h, "The storage
-// extension"): transactions, table lists and scans over
+// extension"): transactions, table lists, scans and writes over
 // extension/internal/storage, and the request counts of an attach.
 
 // scanHandle is what a moraine_scan handle holds.
@@ -64,9 +65,9 @@ func moraine_txn_tables(txn C.moraine_txn, out **C.moraine_table_list, cerr *C.m
 	if err != nil {
 		return setError(cerr, err)
 	}
-	v := tx.View()
+	v, tables := tx.View(), tx.Tables()
 	*out = (*C.moraine_table_list)(build(func(a *arena) unsafe.Pointer {
-		return fillTableList(a, v.HasLake(), uint64(v.Head().SnapshotID), v.Tables())
+		return fillTableList(a, v.HasLake(), uint64(v.Head().SnapshotID), tables)
 	}))
 	return setError(cerr, nil)
 }
@@ -199,6 +200,212 @@ func moraine_scan_close(scan C.moraine_scan) {
 	if _, err := lookupHandle[scanHandle](uint64(scan), "moraine_scan"); err == nil {
 		deleteHandle(uint64(scan))
 	}
+}
+
+// maxCells bounds the values one write call may carry (a sanity limit on
+// what the host claims; DuckLake's statements are far smaller).
+const maxCells = 1 << 30
+
+// rowsFromC copies a moraine_rows into Go cells (see cellFromC).
+func rowsFromC(what string, rows C.moraine_rows_cptr) ([][]any, error) {
+	if rows == nil {
+		return nil, invalidf("%s: rows is NULL", what)
+	}
+	nc, nr := uint64(rows.column_count), uint64(rows.row_count)
+	if nc > maxCells || nr > maxCells || nc*nr > maxCells {
+		return nil, invalidf("%s: %d rows of %d columns is too many values", what, nr, nc)
+	}
+	if nc*nr > 0 && rows.cells == nil {
+		return nil, invalidf("%s: rows->cells is NULL with %d rows of %d columns", what, nr, nc)
+	}
+	var cells []C.moraine_value
+	if nc*nr > 0 {
+		cells = unsafe.Slice((*C.moraine_value)(unsafe.Pointer(rows.cells)), int(nc*nr))
+	}
+	out := make([][]any, nr)
+	for r := range out {
+		row := make([]any, nc)
+		for c := range row {
+			v, err := cellFromC(&cells[uint64(r)*nc+uint64(c)])
+			if err != nil {
+				return nil, invalidf("%s: row %d, column %d: %v", what, r, c, err)
+			}
+			row[c] = v
+		}
+		out[r] = row
+	}
+	return out, nil
+}
+
+// cellFromC copies one written value: NULL -> nil, BOOLEAN -> bool, BIGINT
+// -> int64, UBIGINT -> uint64, DOUBLE -> float64, VARCHAR -> string, BLOB
+// -> []byte, TIMESTAMP_TZ (microseconds) -> time.Time in UTC, DUCKDB ->
+// ducklake.Encoded.
+func cellFromC(v *C.moraine_value) (any, error) {
+	if v.len > maxCells {
+		return nil, invalidf("a value of %d bytes is too long", uint64(v.len))
+	}
+	bytes := func() []byte {
+		if v.str == nil || v.len == 0 {
+			return []byte{}
+		}
+		return append([]byte(nil), unsafe.Slice((*byte)(unsafe.Pointer(v.str)), int(v.len))...)
+	}
+	switch sqlfn.Type(v._type) {
+	case sqlfn.TypeNull:
+		return nil, nil
+	case sqlfn.TypeBoolean:
+		return bool(v.boolean), nil
+	case sqlfn.TypeBigint:
+		return int64(v.bigint), nil
+	case sqlfn.TypeUbigint:
+		return uint64(v.ubigint), nil
+	case sqlfn.TypeDouble:
+		return float64(v.dbl), nil
+	case sqlfn.TypeVarchar:
+		return string(bytes()), nil
+	case sqlfn.TypeBlob:
+		return bytes(), nil
+	case sqlfn.TypeTimestampTZ:
+		return time.UnixMicro(int64(v.bigint)).UTC(), nil
+	case sqlfn.TypeDuckDB:
+		return ducklake.Encoded(bytes()), nil
+	}
+	return nil, invalidf("a value of type %s is not a cell (give NULL, BOOLEAN, BIGINT, UBIGINT, DOUBLE, VARCHAR, BLOB, TIMESTAMP_TZ or DUCKDB)", sqlfn.Type(v._type))
+}
+
+// writeTxn resolves a write's transaction handle and table name.
+func writeTxn(what string, txn C.moraine_txn, table C.moraine_cstr) (*storage.Txn, string, error) {
+	if table == nil {
+		return nil, "", invalidf("%s: table is NULL", what)
+	}
+	tx, err := lookupHandle[*storage.Txn](uint64(txn), "moraine_txn")
+	if err != nil {
+		return nil, "", err
+	}
+	return tx, goStr(table), nil
+}
+
+//export moraine_txn_insert
+func moraine_txn_insert(txn C.moraine_txn, table C.moraine_cstr, rows C.moraine_rows_cptr, cerr *C.moraine_error) (rc C.int32_t) {
+	defer codes.Guard(func(err error) { rc = setError(cerr, err) })
+	tx, name, err := writeTxn("moraine_txn_insert", txn, table)
+	if err != nil {
+		return setError(cerr, err)
+	}
+	cells, err := rowsFromC("moraine_txn_insert", rows)
+	if err != nil {
+		return setError(cerr, err)
+	}
+	return setError(cerr, tx.Insert(name, cells))
+}
+
+//export moraine_txn_delete
+func moraine_txn_delete(txn C.moraine_txn, table C.moraine_cstr, rowids C.moraine_i64_cptr, count C.uint64_t,
+	deleted *C.uint64_t, cerr *C.moraine_error) (rc C.int32_t) {
+	defer codes.Guard(func(err error) { rc = setError(cerr, err) })
+	if deleted != nil {
+		*deleted = 0
+	}
+	tx, name, err := writeTxn("moraine_txn_delete", txn, table)
+	if err != nil {
+		return setError(cerr, err)
+	}
+	if count > maxCells || (count > 0 && rowids == nil) {
+		return setError(cerr, invalidf("moraine_txn_delete: %d rowids at %p", uint64(count), rowids))
+	}
+	var ids []int64
+	if count > 0 {
+		ids = make([]int64, count)
+		for i, id := range unsafe.Slice((*C.int64_t)(unsafe.Pointer(rowids)), int(count)) {
+			ids[i] = int64(id)
+		}
+	}
+	n, err := tx.Delete(name, ids)
+	if err != nil {
+		return setError(cerr, err)
+	}
+	if deleted != nil {
+		*deleted = C.uint64_t(n)
+	}
+	return setError(cerr, nil)
+}
+
+//export moraine_txn_update
+func moraine_txn_update(txn C.moraine_txn, table C.moraine_cstr, rowids C.moraine_i64_cptr, columns C.moraine_u64_cptr,
+	columnCount C.uint64_t, rows C.moraine_rows_cptr, cerr *C.moraine_error) (rc C.int32_t) {
+	defer codes.Guard(func(err error) { rc = setError(cerr, err) })
+	tx, name, err := writeTxn("moraine_txn_update", txn, table)
+	if err != nil {
+		return setError(cerr, err)
+	}
+	values, err := rowsFromC("moraine_txn_update", rows)
+	if err != nil {
+		return setError(cerr, err)
+	}
+	if uint64(rows.column_count) != uint64(columnCount) {
+		return setError(cerr, invalidf("moraine_txn_update: rows of %d values for %d columns", uint64(rows.column_count), uint64(columnCount)))
+	}
+	n := len(values)
+	if (n > 0 && rowids == nil) || (columnCount > 0 && columns == nil) || columnCount > 1<<20 {
+		return setError(cerr, invalidf("moraine_txn_update: NULL rowids or columns with a non-zero count"))
+	}
+	ids := make([]int64, n)
+	if n > 0 {
+		for i, id := range unsafe.Slice((*C.int64_t)(unsafe.Pointer(rowids)), n) {
+			ids[i] = int64(id)
+		}
+	}
+	cols := make([]int, columnCount)
+	if columnCount > 0 {
+		for i, c := range unsafe.Slice((*C.uint64_t)(unsafe.Pointer(columns)), int(columnCount)) {
+			if uint64(c) > 1<<31 {
+				return setError(cerr, invalidf("moraine_txn_update: column %d is out of range", uint64(c)))
+			}
+			cols[i] = int(c)
+		}
+	}
+	return setError(cerr, tx.Update(name, ids, cols, values))
+}
+
+//export moraine_txn_create_table
+func moraine_txn_create_table(txn C.moraine_txn, def C.moraine_table_def_cptr, ifNotExists C.bool, cerr *C.moraine_error) (rc C.int32_t) {
+	defer codes.Guard(func(err error) { rc = setError(cerr, err) })
+	if def == nil || def.name == nil {
+		return setError(cerr, invalidf("moraine_txn_create_table: def and def->name must not be NULL"))
+	}
+	tx, err := lookupHandle[*storage.Txn](uint64(txn), "moraine_txn")
+	if err != nil {
+		return setError(cerr, err)
+	}
+	n := uint64(def.column_count)
+	if n > 1<<20 || (n > 0 && def.columns == nil) {
+		return setError(cerr, invalidf("moraine_txn_create_table: %d columns at %p", n, def.columns))
+	}
+	t := &ducklake.Table{Name: goStr(def.name), PrimaryKey: int(def.primary_key)}
+	if def.primary_key < -1 || int64(def.primary_key) >= int64(n) {
+		return setError(cerr, invalidf("moraine_txn_create_table: primary_key %d is not a column (there are %d) nor -1", int64(def.primary_key), n))
+	}
+	if n > 0 {
+		for i, c := range unsafe.Slice((*C.moraine_column_def)(unsafe.Pointer(def.columns)), int(n)) {
+			if c.name == nil || c._type == nil {
+				return setError(cerr, invalidf("moraine_txn_create_table: column %d has a NULL name or type", i))
+			}
+			t.Columns = append(t.Columns, ducklake.Column{Name: goStr(c.name), Type: goStr(c._type), NotNull: bool(c.not_null)})
+		}
+	}
+	_, err = tx.CreateTable(t, bool(ifNotExists))
+	return setError(cerr, err)
+}
+
+//export moraine_txn_commit
+func moraine_txn_commit(txn C.moraine_txn, cerr *C.moraine_error) (rc C.int32_t) {
+	defer codes.Guard(func(err error) { rc = setError(cerr, err) })
+	tx, err := lookupHandle[*storage.Txn](uint64(txn), "moraine_txn")
+	if err != nil {
+		return setError(cerr, err)
+	}
+	return setError(cerr, tx.Commit(context.Background()))
 }
 
 //export moraine_catalog_requests

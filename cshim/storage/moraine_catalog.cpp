@@ -3,10 +3,19 @@
 #include "duckdb/catalog/entry_lookup_info.hpp"
 #include "duckdb/common/exception.hpp"
 #include "duckdb/common/exception/binder_exception.hpp"
+#include "duckdb/execution/physical_plan_generator.hpp"
 #include "duckdb/parser/parsed_data/create_schema_info.hpp"
+#include "duckdb/planner/expression/bound_reference_expression.hpp"
+#include "duckdb/planner/operator/logical_delete.hpp"
+#include "duckdb/planner/operator/logical_insert.hpp"
+#include "duckdb/planner/operator/logical_update.hpp"
 #include "duckdb/storage/database_size.hpp"
 
+#include "moraine_delete.hpp"
+#include "moraine_insert.hpp"
 #include "moraine_schema_entry.hpp"
+#include "moraine_table_entry.hpp"
+#include "moraine_update.hpp"
 
 namespace duckdb {
 
@@ -55,41 +64,85 @@ optional_ptr<SchemaCatalogEntry> MoraineCatalog::LookupSchema(CatalogTransaction
 }
 
 namespace {
-[[noreturn]] void NoWrites(MoraineCatalog &catalog, const string &what) {
+//! A READ_ONLY attach takes no write.
+void CheckWritable(MoraineCatalog &catalog, const string &what) {
 	if (catalog.IsReadOnlyAttach()) {
 		throw InvalidInputException("moraine: \"%s\" is attached read-only (READ_ONLY): %s is refused",
 		                            catalog.GetName(), what);
 	}
-	throw NotImplementedException("moraine: %s in \"%s\" is not supported yet: this build of the moraine storage "
-	                              "extension serves DuckLake's metadata tables for reading only",
+}
+
+[[noreturn]] void NotSupported(MoraineCatalog &catalog, const string &what) {
+	CheckWritable(catalog, what);
+	throw NotImplementedException("moraine: %s in \"%s\" is not supported: moraine serves DuckLake's metadata tables, "
+	                              "which take INSERT, UPDATE, DELETE and CREATE TABLE",
 	                              what, catalog.GetName());
 }
 } // namespace
 
 PhysicalOperator &MoraineCatalog::PlanCreateTableAs(ClientContext &context, PhysicalPlanGenerator &planner,
                                                     LogicalCreateTable &op, PhysicalOperator &plan) {
-	NoWrites(*this, "CREATE TABLE AS");
+	NotSupported(*this, "CREATE TABLE AS");
 }
 
 PhysicalOperator &MoraineCatalog::PlanInsert(ClientContext &context, PhysicalPlanGenerator &planner,
                                              LogicalInsert &op, optional_ptr<PhysicalOperator> plan) {
-	NoWrites(*this, "INSERT");
+	CheckWritable(*this, "INSERT");
+	if (op.return_chunk) {
+		throw NotImplementedException("moraine: INSERT ... RETURNING into \"%s\" is not supported", GetName());
+	}
+	if (op.on_conflict_info.action_type != OnConflictAction::THROW) {
+		throw NotImplementedException("moraine: INSERT ... ON CONFLICT into \"%s\" is not supported", GetName());
+	}
+	if (!plan) {
+		throw NotImplementedException("moraine: INSERT without rows into \"%s\" is not supported", GetName());
+	}
+	// A partial column list (INSERT INTO t (a, b) VALUES ...): complete the
+	// rows with the other columns' defaults, NULL for these tables.
+	if (!op.column_index_map.empty()) {
+		plan = planner.ResolveDefaultsProjection(op, *plan);
+	}
+	auto &insert =
+	    planner.Make<MoraineInsert>(op.types, op.table.Cast<MoraineTableEntry>(), op.estimated_cardinality);
+	insert.children.push_back(*plan);
+	return insert;
 }
 
 PhysicalOperator &MoraineCatalog::PlanDelete(ClientContext &context, PhysicalPlanGenerator &planner,
                                              LogicalDelete &op, PhysicalOperator &plan) {
-	NoWrites(*this, "DELETE");
+	CheckWritable(*this, "DELETE");
+	if (op.return_chunk) {
+		throw NotImplementedException("moraine: DELETE ... RETURNING from \"%s\" is not supported", GetName());
+	}
+	auto &row_id = op.expressions[0]->Cast<BoundReferenceExpression>();
+	auto &del = planner.Make<MoraineDelete>(op.types, op.table.Cast<MoraineTableEntry>(), row_id.index,
+	                                        op.estimated_cardinality);
+	del.children.push_back(plan);
+	return del;
 }
 
 PhysicalOperator &MoraineCatalog::PlanUpdate(ClientContext &context, PhysicalPlanGenerator &planner,
                                              LogicalUpdate &op, PhysicalOperator &plan) {
-	NoWrites(*this, "UPDATE");
+	CheckWritable(*this, "UPDATE");
+	if (op.return_chunk) {
+		throw NotImplementedException("moraine: UPDATE ... RETURNING of \"%s\" is not supported", GetName());
+	}
+	auto &update = planner.Make<MoraineUpdate>(op.types, op.table.Cast<MoraineTableEntry>(), op.columns,
+	                                           std::move(op.expressions), std::move(op.bound_defaults),
+	                                           op.estimated_cardinality);
+	update.children.push_back(plan);
+	return update;
+}
+
+PhysicalOperator &MoraineCatalog::PlanMergeInto(ClientContext &context, PhysicalPlanGenerator &planner,
+                                                LogicalMergeInto &op, PhysicalOperator &plan) {
+	NotSupported(*this, "MERGE INTO (or INSERT ... ON CONFLICT)");
 }
 
 unique_ptr<LogicalOperator> MoraineCatalog::BindCreateIndex(Binder &binder, CreateStatement &stmt,
                                                             TableCatalogEntry &table,
                                                             unique_ptr<LogicalOperator> plan) {
-	NoWrites(*this, "CREATE INDEX");
+	NotSupported(*this, "CREATE INDEX");
 }
 
 DatabaseSize MoraineCatalog::GetDatabaseSize(ClientContext &context) {

@@ -4,7 +4,9 @@
 // ATTACH 'moraine:<uri>' AS m (...) / ATTACH '<uri>' AS m (TYPE moraine):
 // one moraine_catalog handle, schema main, tables per transaction. The
 // catalog owns the handle and detaches it when DuckDB destroys it (DETACH,
-// database shutdown).
+// database shutdown). INSERT, UPDATE and DELETE are planned as the sinks of
+// moraine_insert / moraine_update / moraine_delete; a READ_ONLY attach
+// refuses them (and every other write).
 //===----------------------------------------------------------------------===//
 
 #pragma once
@@ -49,6 +51,8 @@ public:
 	                             PhysicalOperator &plan) override;
 	PhysicalOperator &PlanUpdate(ClientContext &context, PhysicalPlanGenerator &planner, LogicalUpdate &op,
 	                             PhysicalOperator &plan) override;
+	PhysicalOperator &PlanMergeInto(ClientContext &context, PhysicalPlanGenerator &planner, LogicalMergeInto &op,
+	                                PhysicalOperator &plan) override;
 	unique_ptr<LogicalOperator> BindCreateIndex(Binder &binder, CreateStatement &stmt, TableCatalogEntry &table,
 	                                            unique_ptr<LogicalOperator> plan) override;
 

@@ -211,6 +211,8 @@ Value CellValue(const moraine_column &col, idx_t row) {
 		auto &s = static_cast<const moraine_string *>(col.data)[row];
 		return Value::BLOB(const_data_ptr_cast(s.data), s.size);
 	}
+	case MORAINE_TYPE_DUCKDB:
+		return MoraineDecodeValue(static_cast<const moraine_string *>(col.data)[row]);
 	default:
 		throw InternalException("moraine: a scan column of unknown type %d", col.type);
 	}
@@ -278,9 +280,15 @@ void CopyColumn(const string &table, const string &name, const moraine_column &c
 	default:
 		break;
 	}
-	// Any other pairing: DuckDB's own cast from the carried value.
+	// Any other pairing: DuckDB's own cast from the carried value (a
+	// MORAINE_TYPE_DUCKDB value of the column's own type is taken as it is).
 	for (idx_t r = 0; r < count; r++) {
-		auto value = CellValue(col, r);
+		Value value;
+		try {
+			value = CellValue(col, r);
+		} catch (SerializationException &ex) {
+			throw IOException("moraine: %s.%s: a stored value does not decode: %s", table, name, ex.what());
+		}
 		if (value.IsNull()) {
 			FlatVector::SetNull(out, r, true);
 			continue;

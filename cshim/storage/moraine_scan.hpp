@@ -7,7 +7,8 @@
 // reads them and leaves them in the plan, so DuckDB still applies every
 // filter; the core only skips rows a filter certainly rejects). Rows come
 // in batches in the C ABI's types and are cast to the declared column
-// types.
+// types; values of the types the ABI has no form for come as DuckDB's
+// binary serialization (MORAINE_TYPE_DUCKDB) and are decoded.
 //===----------------------------------------------------------------------===//
 
 #pragma once

@@ -2,7 +2,11 @@
 
 #include "duckdb/catalog/entry_lookup_info.hpp"
 #include "duckdb/common/exception.hpp"
+#include "duckdb/parser/constraints/not_null_constraint.hpp"
+#include "duckdb/parser/constraints/unique_constraint.hpp"
 #include "duckdb/parser/parsed_data/create_schema_info.hpp"
+#include "duckdb/parser/parsed_data/create_table_info.hpp"
+#include "duckdb/planner/parsed_data/bound_create_table_info.hpp"
 
 #include "moraine_catalog.hpp"
 #include "moraine_table_entry.hpp"
@@ -14,15 +18,113 @@ MoraineSchemaEntry::MoraineSchemaEntry(Catalog &catalog, CreateSchemaInfo &info)
 }
 
 namespace {
-[[noreturn]] void ReadOnlyLake(const Catalog &catalog, const string &what) {
-	throw NotImplementedException("moraine: %s in \"%s\" is not supported yet: this build of the moraine storage "
-	                              "extension serves DuckLake's metadata tables for reading only",
+void CheckWritable(Catalog &catalog, const string &what) {
+	if (catalog.Cast<MoraineCatalog>().IsReadOnlyAttach()) {
+		throw InvalidInputException("moraine: \"%s\" is attached read-only (READ_ONLY): %s is refused",
+		                            catalog.GetName(), what);
+	}
+}
+
+[[noreturn]] void ReadOnlyLake(Catalog &catalog, const string &what) {
+	CheckWritable(catalog, what);
+	throw NotImplementedException("moraine: %s in \"%s\" is not supported: moraine serves DuckLake's metadata tables, "
+	                              "which take INSERT, UPDATE, DELETE and CREATE TABLE",
 	                              what, catalog.GetName());
+}
+
+MoraineTransaction &TransactionOf(CatalogTransaction transaction, Catalog &catalog) {
+	if (transaction.transaction) {
+		return transaction.transaction->Cast<MoraineTransaction>();
+	}
+	return MoraineTransaction::Get(transaction.GetContext(), catalog);
 }
 } // namespace
 
 optional_ptr<CatalogEntry> MoraineSchemaEntry::CreateTable(CatalogTransaction transaction, BoundCreateTableInfo &info) {
-	ReadOnlyLake(ParentCatalog(), "CREATE TABLE");
+	auto &catalog = ParentCatalog();
+	auto &base = info.Base();
+	CheckWritable(catalog, "CREATE TABLE");
+	bool if_not_exists = false;
+	switch (base.on_conflict) {
+	case OnCreateConflict::ERROR_ON_CONFLICT:
+		break;
+	case OnCreateConflict::IGNORE_ON_CONFLICT:
+		if_not_exists = true;
+		break;
+	default:
+		throw NotImplementedException("moraine: CREATE OR REPLACE TABLE %s in \"%s\" is not supported (a metadata "
+		                              "table is never dropped)",
+		                              base.table, catalog.GetName());
+	}
+	// The definition as the ABI takes it: names, types as DuckDB spells
+	// them, NOT NULL, a single-column PRIMARY KEY; nothing else.
+	vector<string> names;
+	vector<string> types;
+	vector<bool> not_null;
+	for (auto &col : base.columns.Logical()) {
+		if (col.Generated() || col.HasDefaultValue()) {
+			throw NotImplementedException("moraine: CREATE TABLE %s: column %s has a default or is generated, which "
+			                              "moraine's tables do not take",
+			                              base.table, col.Name());
+		}
+		names.push_back(col.Name());
+		types.push_back(col.Type().ToString());
+		not_null.push_back(false);
+	}
+	int64_t primary_key = -1;
+	for (auto &constraint : base.constraints) {
+		switch (constraint->type) {
+		case ConstraintType::NOT_NULL:
+			not_null[constraint->Cast<NotNullConstraint>().index.index] = true;
+			break;
+		case ConstraintType::UNIQUE: {
+			auto &unique = constraint->Cast<UniqueConstraint>();
+			if (!unique.IsPrimaryKey()) {
+				throw NotImplementedException("moraine: CREATE TABLE %s: UNIQUE constraints are not supported",
+				                              base.table);
+			}
+			if (unique.HasIndex()) {
+				primary_key = NumericCast<int64_t>(unique.GetIndex().index);
+			} else if (unique.GetColumnNames().size() == 1 &&
+			           base.columns.ColumnExists(unique.GetColumnNames()[0])) {
+				primary_key =
+				    NumericCast<int64_t>(base.columns.GetColumn(unique.GetColumnNames()[0]).Logical().index);
+			} else {
+				throw NotImplementedException("moraine: CREATE TABLE %s: a PRIMARY KEY of several columns is not "
+				                              "supported",
+				                              base.table);
+			}
+			break;
+		}
+		default:
+			throw NotImplementedException("moraine: CREATE TABLE %s: %s constraints are not supported", base.table,
+			                              EnumUtil::ToString(constraint->type));
+		}
+	}
+	vector<moraine_column_def> columns;
+	for (idx_t i = 0; i < names.size(); i++) {
+		moraine_column_def col;
+		col.name = names[i].c_str();
+		col.type = types[i].c_str();
+		col.not_null = not_null[i];
+		columns.push_back(col);
+	}
+	moraine_table_def def;
+	def.name = base.table.c_str();
+	def.column_count = columns.size();
+	def.columns = columns.data();
+	def.primary_key = primary_key;
+
+	auto &txn = TransactionOf(transaction, catalog);
+	MoraineError err;
+	// (the library's message names the table)
+	err.Check(moraine_txn_create_table(txn.Handle(), &def, if_not_exists, err.Out()), "moraine");
+	txn.Refresh();
+	auto entry = txn.GetTable(base.table);
+	if (!entry) {
+		throw InternalException("moraine: CREATE TABLE %s: the table is not listed after its creation", base.table);
+	}
+	return entry.get();
 }
 
 optional_ptr<CatalogEntry> MoraineSchemaEntry::CreateFunction(CatalogTransaction transaction, CreateFunctionInfo &info) {
@@ -93,15 +195,10 @@ optional_ptr<CatalogEntry> MoraineSchemaEntry::LookupEntry(CatalogTransaction tr
 	if (type != CatalogType::TABLE_ENTRY) {
 		return nullptr;
 	}
-	optional_ptr<MoraineTransaction> txn;
-	if (transaction.transaction) {
-		txn = &transaction.transaction->Cast<MoraineTransaction>();
-	} else if (transaction.HasContext()) {
-		txn = &MoraineTransaction::Get(transaction.GetContext(), ParentCatalog());
-	} else {
+	if (!transaction.transaction && !transaction.HasContext()) {
 		return nullptr;
 	}
-	auto table = txn->GetTable(lookup_info.GetEntryName());
+	auto table = TransactionOf(transaction, ParentCatalog()).GetTable(lookup_info.GetEntryName());
 	if (!table) {
 		return nullptr;
 	}

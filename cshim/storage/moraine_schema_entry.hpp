@@ -2,8 +2,10 @@
 // moraine storage extension: schema main of an attached lake
 //
 // Its tables are the transaction's (MoraineTransaction): DuckLake 0.3's
-// metadata tables and the lake's inlined-data tables at the pinned head.
-// Read half: every create, alter and drop is refused.
+// metadata tables and the lake's inlined-data tables at the pinned head,
+// and those the transaction created. CREATE TABLE [IF NOT EXISTS] goes to
+// the transaction (moraine_txn_create_table: Go decides which tables may
+// be created); every other create, alter and drop is refused.
 //===----------------------------------------------------------------------===//
 
 #pragma once

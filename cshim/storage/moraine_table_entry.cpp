@@ -1,5 +1,6 @@
 #include "moraine_table_entry.hpp"
 
+#include "duckdb/parser/constraints/unique_constraint.hpp"
 #include "duckdb/storage/table_storage_info.hpp"
 #include "duckdb/storage/statistics/base_statistics.hpp"
 
@@ -21,7 +22,24 @@ TableFunction MoraineTableEntry::GetScanFunction(ClientContext &context, unique_
 }
 
 TableStorageInfo MoraineTableEntry::GetStorageInfo(ClientContext &context) {
-	return TableStorageInfo();
+	// The primary key, which the Go core enforces, as DuckDB's binder
+	// expects to find it (ON CONFLICT targets, updates of key columns).
+	TableStorageInfo result;
+	for (auto &constraint : GetConstraints()) {
+		if (constraint->type != ConstraintType::UNIQUE) {
+			continue;
+		}
+		auto &unique = constraint->Cast<UniqueConstraint>();
+		if (unique.HasIndex()) {
+			IndexInfo info;
+			info.is_unique = true;
+			info.is_primary = unique.IsPrimaryKey();
+			info.is_foreign = false;
+			info.column_set.insert(unique.GetIndex().index);
+			result.index_info.push_back(std::move(info));
+		}
+	}
+	return result;
 }
 
 virtual_column_map_t MoraineTableEntry::GetVirtualColumns() const {

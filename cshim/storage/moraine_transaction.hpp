@@ -2,9 +2,12 @@
 // moraine storage extension: a DuckDB transaction on an attached lake
 //
 // The transaction pins the lake's head on first use (moraine_txn_begin):
-// its table entries and every scan read that one head. The entries are
-// built from moraine_txn_tables and live as long as the transaction, so
-// the binder's references to them stay valid.
+// its table entries and every scan read that one head, plus the
+// transaction's own writes, which stay in Go until COMMIT hands them over
+// (moraine_txn_commit). The entries are built from moraine_txn_tables,
+// rebuilt for new tables after a CREATE TABLE, and every entry handed out
+// lives as long as the transaction, so the binder's references to them
+// stay valid.
 //===----------------------------------------------------------------------===//
 
 #pragma once
@@ -36,12 +39,19 @@ public:
 	optional_ptr<MoraineTableEntry> GetTable(const string &name);
 	//! Every table at the pinned head, in the order the lake lists them.
 	void ScanTables(const std::function<void(MoraineTableEntry &)> &callback);
-	//! Releases the pinned head (commit and rollback alike: the read half
-	//! writes nothing).
+	//! Lists the tables again (after a CREATE TABLE): entries of tables
+	//! already listed are kept, new ones added.
+	void Refresh();
+	//! Commits the transaction's writes (nothing to do when it never began);
+	//! the error, if any, as DuckDB's transaction manager returns it.
+	ErrorData Commit();
+	//! Releases the pinned head; without a Commit before, the writes are
+	//! discarded (a rollback).
 	void End();
 
 private:
 	void Load();
+	unique_ptr<MoraineTableEntry> MakeEntry(const moraine_table_def &def);
 
 	MoraineCatalog &catalog;
 	mutex lock;
@@ -50,6 +60,8 @@ private:
 	bool has_lake = false;
 	vector<unique_ptr<MoraineTableEntry>> tables;
 	case_insensitive_map_t<idx_t> by_name;
+	//! Entries no longer listed, kept alive until the transaction ends.
+	vector<unique_ptr<MoraineTableEntry>> retired;
 };
 
 } // namespace duckdb

@@ -18,15 +18,24 @@ Transaction &MoraineTransactionManager::StartTransaction(ClientContext &context)
 
 ErrorData MoraineTransactionManager::CommitTransaction(ClientContext &context, Transaction &transaction) {
 	auto &txn = transaction.Cast<MoraineTransaction>();
+	// The change set goes to Go as one commit. DuckDB does not roll back a
+	// transaction whose commit failed: end it here either way (a failed
+	// commit wrote nothing).
+	ErrorData error;
+	try {
+		error = txn.Commit();
+	} catch (std::exception &ex) {
+		error = ErrorData(ex);
+	}
 	txn.End();
 	lock_guard<mutex> guard(transaction_lock);
 	transactions.erase(transaction);
-	return ErrorData();
+	return error;
 }
 
 void MoraineTransactionManager::RollbackTransaction(Transaction &transaction) {
 	auto &txn = transaction.Cast<MoraineTransaction>();
-	txn.End();
+	txn.End(); // the writes stay uncommitted in Go and go with the handle
 	lock_guard<mutex> guard(transaction_lock);
 	transactions.erase(transaction);
 }

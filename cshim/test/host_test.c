@@ -12,8 +12,9 @@
  * does, and checks that a panic inside the library (provoked by a bogus
  * pointer argument) comes back as MORAINE_INTERNAL and the library keeps
  * working, and drives the storage extension's part of the ABI (attach
- * options by name, transactions, table lists, scans) as the C++ catalog
- * does. Exit status 0 when every check passes.
+ * options by name, transactions, table lists, scans, writes: insert,
+ * update, delete, create table, commit) as the C++ catalog does. Exit
+ * status 0 when every check passes.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -445,6 +446,200 @@ static void test_storage(void) {
 	expect_ok("detach(lake)", moraine_detach(lake, &err), &err);
 }
 
+/* ---- the storage extension's writes ---- */
+static moraine_value null_value(void) {
+	moraine_value x;
+	memset(&x, 0, sizeof(x));
+	x.type = MORAINE_TYPE_NULL;
+	return x;
+}
+
+static moraine_value bytes_value(int32_t type, const char *data, uint64_t len) {
+	moraine_value x;
+	memset(&x, 0, sizeof(x));
+	x.type = type;
+	x.str = data;
+	x.len = len;
+	return x;
+}
+
+/* scan_rows scans columns of table and returns the batch (one batch is
+ * enough for these tables); the caller frees it. */
+static moraine_table *scan_rows(moraine_txn txn, const char *table, const uint64_t *cols, uint64_t ncols) {
+	moraine_error err = {0};
+	moraine_scan scan = 0;
+	moraine_table *batch = NULL;
+	expect_ok("scan_open", moraine_scan_open(txn, table, cols, ncols, NULL, 0, &scan, &err), &err);
+	expect_ok("scan_next", moraine_scan_next(scan, 0, &batch, &err), &err);
+	moraine_scan_close(scan);
+	return batch;
+}
+
+static uint64_t row_count(moraine_txn txn, const char *table) {
+	uint64_t cols[] = {MORAINE_COLUMN_ROWID};
+	moraine_table *b = scan_rows(txn, table, cols, 1);
+	uint64_t n = b ? b->row_count : 0;
+	moraine_table_free(b);
+	return n;
+}
+
+static void test_writes(void) {
+	moraine_error err = {0};
+	moraine_catalog lake = 0;
+	moraine_txn txn = 0, other = 0;
+	expect_ok("attach(writes)", moraine_attach(lake_path("writes"), NULL, false, NULL, 0, NULL, &lake, &err), &err);
+	expect_ok("txn_begin", moraine_txn_begin(lake, &txn, &err), &err);
+	expect_ok("txn_begin(other)", moraine_txn_begin(lake, &other, &err), &err);
+
+	/* INSERT: rows row-major, every column. */
+	moraine_value tags[] = {int_value(7), int_value(1), null_value(), str_value("k"), str_value("v"),
+	                        int_value(8), int_value(1), null_value(), str_value("k2"), null_value()};
+	moraine_rows rows = {5, 2, tags};
+	expect_ok("insert", moraine_txn_insert(txn, "ducklake_tag", &rows, &err), &err);
+	uint64_t cols[] = {MORAINE_COLUMN_ROWID, 0, 3};
+	moraine_table *b = scan_rows(txn, "ducklake_tag", cols, 3);
+	CHECK(b && b->row_count == 2, "own inserts: %llu rows", b ? (unsigned long long)b->row_count : 0);
+	if (b && b->row_count == 2) {
+		const int64_t *rowid = b->columns[0].data, *id = b->columns[1].data;
+		const moraine_string *key = b->columns[2].data;
+		CHECK(rowid[0] == 0 && rowid[1] == 1 && id[0] == 7 && id[1] == 8, "rowids %lld %lld ids %lld %lld",
+		      (long long)rowid[0], (long long)rowid[1], (long long)id[0], (long long)id[1]);
+		CHECK(key[1].size == 2 && memcmp(key[1].data, "k2", 2) == 0, "key %.*s", (int)key[1].size, key[1].data);
+	}
+	moraine_table_free(b);
+	CHECK(row_count(other, "ducklake_tag") == 0, "another transaction sees the inserts");
+
+	/* Refusals: shape, NOT NULL, the primary key, a missing table. */
+	moraine_rows narrow = {4, 1, tags};
+	int32_t rc = moraine_txn_insert(txn, "ducklake_tag", &narrow, &err);
+	expect_error("insert of 4 values", rc, &err, MORAINE_INVALID_ARGUMENT, "4 values; the table has 5 columns");
+	moraine_value meta[] = {null_value(), str_value("v"), null_value(), null_value()};
+	moraine_rows meta_rows = {4, 1, meta};
+	rc = moraine_txn_insert(txn, "ducklake_metadata", &meta_rows, &err);
+	expect_error("NULL key", rc, &err, MORAINE_CONSTRAINT, "NOT NULL constraint failed: ducklake_metadata.key");
+	moraine_value schema[] = {int_value(0), null_value(), int_value(1), null_value(), str_value("dup"), str_value("dup/"), null_value()};
+	schema[6].type = MORAINE_TYPE_BOOLEAN;
+	schema[6].boolean = true;
+	moraine_rows schema_rows = {7, 1, schema};
+	rc = moraine_txn_insert(txn, "ducklake_schema", &schema_rows, &err);
+	expect_error("duplicate schema_id", rc, &err, MORAINE_CONSTRAINT, "Duplicate key \"schema_id: 0\" violates primary key constraint");
+	rc = moraine_txn_insert(txn, "nope", &rows, &err);
+	expect_error("insert into a missing table", rc, &err, MORAINE_NOT_FOUND, "nope");
+	rc = moraine_txn_insert(txn, "ducklake_tag", NULL, &err);
+	expect_error("NULL rows", rc, &err, MORAINE_INVALID_ARGUMENT, "rows is NULL");
+	moraine_value list = {0};
+	list.type = MORAINE_TYPE_LIST;
+	moraine_value bad_cells[] = {int_value(9), int_value(1), null_value(), str_value("k"), list};
+	moraine_rows bad_rows = {5, 1, bad_cells};
+	rc = moraine_txn_insert(txn, "ducklake_tag", &bad_rows, &err);
+	expect_error("a LIST cell", rc, &err, MORAINE_INVALID_ARGUMENT, "not a cell");
+
+	/* UPDATE by rowid, then DELETE: counts, rowids kept. */
+	int64_t ids[] = {1};
+	uint64_t value_col[] = {4};
+	moraine_value nv[] = {str_value("v2")};
+	moraine_rows upd = {1, 1, nv};
+	expect_ok("update", moraine_txn_update(txn, "ducklake_tag", ids, value_col, 1, &upd, &err), &err);
+	uint64_t two_cols[] = {4, 5};
+	rc = moraine_txn_update(txn, "ducklake_tag", ids, two_cols, 2, &upd, &err);
+	expect_error("update with 2 columns of 1 value", rc, &err, MORAINE_INVALID_ARGUMENT, "rows of 1 values for 2 columns");
+	int64_t gone[] = {0, 0, 5};
+	uint64_t deleted = 42;
+	rc = moraine_txn_delete(txn, "ducklake_tag", gone, 3, &deleted, &err);
+	expect_error("delete of rowid 5", rc, &err, MORAINE_INVALID_ARGUMENT, "no row with rowid 5");
+	CHECK(deleted == 0, "deleted %llu on a refusal", (unsigned long long)deleted);
+	expect_ok("delete", moraine_txn_delete(txn, "ducklake_tag", gone, 2, &deleted, &err), &err);
+	CHECK(deleted == 1, "deleted %llu, want 1 (rowid 0 twice)", (unsigned long long)deleted);
+	uint64_t val[] = {MORAINE_COLUMN_ROWID, 4};
+	b = scan_rows(txn, "ducklake_tag", val, 2);
+	CHECK(b && b->row_count == 1, "after delete: %llu rows", b ? (unsigned long long)b->row_count : 0);
+	if (b && b->row_count == 1) {
+		const moraine_string *v = b->columns[1].data;
+		CHECK(((const int64_t *)b->columns[0].data)[0] == 1 && v->size == 2 && memcmp(v->data, "v2", 2) == 0,
+		      "the updated row");
+	}
+	moraine_table_free(b);
+
+	/* CREATE TABLE: an inlined-data table of any type; values of types the
+	 * ABI has no form for travel as MORAINE_TYPE_DUCKDB, unchanged. */
+	moraine_column_def icols[] = {{"row_id", "BIGINT", false}, {"begin_snapshot", "BIGINT", false},
+	                              {"end_snapshot", "BIGINT", false}, {"h", "HUGEINT", false},
+	                              {"ts", "TIMESTAMP WITH TIME ZONE", false}, {"b", "BLOB", false}};
+	moraine_table_def idef = {"ducklake_inlined_data_1_1", 6, icols, -1};
+	expect_ok("create_table", moraine_txn_create_table(txn, &idef, false, &err), &err);
+	expect_ok("create_table IF NOT EXISTS", moraine_txn_create_table(txn, &idef, true, &err), &err);
+	rc = moraine_txn_create_table(txn, &idef, false, &err);
+	expect_error("create_table twice", rc, &err, MORAINE_ALREADY_EXISTS, "already exists");
+	moraine_column_def ucols[] = {{"id", "BIGINT", false}};
+	moraine_table_def udef = {"users", 1, ucols, -1};
+	rc = moraine_txn_create_table(txn, &udef, true, &err);
+	expect_error("create_table users", rc, &err, MORAINE_UNSUPPORTED, "moraine serves DuckLake's metadata tables only");
+	moraine_table_def kdef = {"ducklake_inlined_data_1_2", 6, icols, 9};
+	rc = moraine_txn_create_table(txn, &kdef, false, &err);
+	expect_error("create_table with primary_key 9", rc, &err, MORAINE_INVALID_ARGUMENT, "primary_key 9");
+	moraine_table_list *tl = NULL;
+	expect_ok("txn_tables", moraine_txn_tables(txn, &tl, &err), &err);
+	CHECK(tl && tl->table_count == 23 && strcmp(tl->tables[22].name, "ducklake_inlined_data_1_1") == 0 &&
+	          strcmp(tl->tables[22].columns[3].type, "HUGEINT") == 0,
+	      "tables after the create: %llu", tl ? (unsigned long long)tl->table_count : 0);
+	moraine_table_list_free(tl);
+	expect_ok("txn_tables(other)", moraine_txn_tables(other, &tl, &err), &err);
+	CHECK(tl && tl->table_count == 22, "another transaction lists %llu tables", tl ? (unsigned long long)tl->table_count : 0);
+	moraine_table_list_free(tl);
+
+	const char enc[] = {0x64, 0x00, (char)0xff, 0x01};
+	const char blob[] = {0x00, 0x01};
+	moraine_value ts = int_value(1768384800123456LL);
+	ts.type = MORAINE_TYPE_TIMESTAMP_TZ;
+	moraine_value inl[] = {int_value(0), int_value(1), null_value(), bytes_value(MORAINE_TYPE_DUCKDB, enc, 4), ts,
+	                       bytes_value(MORAINE_TYPE_BLOB, blob, 2)};
+	moraine_rows inl_rows = {6, 1, inl};
+	expect_ok("insert encoded", moraine_txn_insert(txn, "ducklake_inlined_data_1_1", &inl_rows, &err), &err);
+	uint64_t icol[] = {3, 4, 5};
+	b = scan_rows(txn, "ducklake_inlined_data_1_1", icol, 3);
+	CHECK(b && b->row_count == 1, "inlined rows");
+	if (b && b->row_count == 1) {
+		const moraine_string *e = b->columns[0].data, *bl = b->columns[2].data;
+		CHECK(b->columns[0].type == MORAINE_TYPE_DUCKDB && e->size == 4 && memcmp(e->data, enc, 4) == 0,
+		      "encoded cell: type %d size %llu", b->columns[0].type, (unsigned long long)e->size);
+		CHECK(b->columns[1].type == MORAINE_TYPE_TIMESTAMP_TZ &&
+		          ((const int64_t *)b->columns[1].data)[0] == 1768384800123456LL,
+		      "timestamp cell: type %d", b->columns[1].type);
+		CHECK(b->columns[2].type == MORAINE_TYPE_BLOB && bl->size == 2 && memcmp(bl->data, blob, 2) == 0,
+		      "blob cell: type %d", b->columns[2].type);
+	}
+	moraine_table_free(b);
+
+	/* Ending without a commit is a rollback. */
+	moraine_txn_end(txn);
+	expect_ok("txn_begin(after rollback)", moraine_txn_begin(lake, &txn, &err), &err);
+	CHECK(row_count(txn, "ducklake_tag") == 0, "a rolled-back insert is seen");
+	expect_ok("txn_tables(after rollback)", moraine_txn_tables(txn, &tl, &err), &err);
+	CHECK(tl && tl->table_count == 22, "a rolled-back create is listed");
+	moraine_table_list_free(tl);
+
+	/* A transaction that wrote nothing commits nothing; the handle stays
+	 * valid until moraine_txn_end and takes no more writes or commits. */
+	moraine_info before, after;
+	expect_ok("info", moraine_catalog_info(lake, &before, &err), &err);
+	expect_ok("commit (read-only)", moraine_txn_commit(txn, &err), &err);
+	expect_ok("info", moraine_catalog_info(lake, &after, &err), &err);
+	CHECK(before.head_batch_seq == after.head_batch_seq, "a read-only commit moved the head");
+	CHECK(row_count(txn, "ducklake_tag") == 0, "reads after commit");
+	rc = moraine_txn_commit(txn, &err);
+	expect_error("commit twice", rc, &err, MORAINE_INVALID_ARGUMENT, "committed already");
+	rc = moraine_txn_insert(txn, "ducklake_tag", &rows, &err);
+	expect_error("insert after commit", rc, &err, MORAINE_INVALID_ARGUMENT, "the transaction has committed");
+	moraine_txn_end(txn);
+	rc = moraine_txn_commit(txn, &err);
+	expect_error("commit after end", rc, &err, MORAINE_INVALID_ARGUMENT, "not a live moraine_txn handle");
+	rc = moraine_txn_delete(txn, "ducklake_tag", NULL, 0, NULL, &err);
+	expect_error("delete after end", rc, &err, MORAINE_INVALID_ARGUMENT, "not a live moraine_txn handle");
+
+	moraine_txn_end(other);
+	expect_ok("detach(writes)", moraine_detach(lake, &err), &err);
+}
+
 int main(int argc, char **argv) {
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s <scratch directory>\n", argv[0]);
@@ -461,6 +656,7 @@ int main(int argc, char **argv) {
 	test_attach();
 	test_functions();
 	test_storage();
+	test_writes();
 	test_panic();
 	if (failures > 0) {
 		fprintf(stderr, "moraine_host_test: %d check(s) failed\n", failures);

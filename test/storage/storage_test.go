@@ -107,6 +107,7 @@ func TestSQL(t *testing.T) {
 	goapi := s3test.Location{Bucket: loc.Bucket, Prefix: loc.Prefix + "/goapi", S3: loc.S3, Server: loc.Server}
 	goapi.URI = "s3://" + goapi.Bucket + "/" + goapi.Prefix
 	s3Lake(t, goapi)
+	writable, writableInlined := writableLake(t)
 	env := map[string]string{
 		"MORAINE_REPOSITORY":          repository(),
 		"MORAINE_GOAPI_LAKE":          demo,
@@ -121,6 +122,8 @@ func TestSQL(t *testing.T) {
 		"MORAINE_SQL_S3_KEY_ID":       loc.Server.AccessKey,
 		"MORAINE_SQL_S3_SECRET":       loc.Server.SecretKey,
 		"MORAINE_SQL_S3_REGION":       loc.Server.Region,
+		"MORAINE_WRITABLE_LAKE":       writable,
+		"MORAINE_WRITABLE_INLINED":    writableInlined,
 	}
 	args := []string{"--extension", extension(), "--timeout", "300"}
 	for k, v := range env {

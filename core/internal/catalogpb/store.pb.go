@@ -1211,8 +1211,13 @@ type DataFileValue struct {
 	PartialFileInfo *string                `protobuf:"bytes,15,opt,name=partial_file_info,json=partialFileInfo,proto3,oneof" json:"partial_file_info,omitempty"`
 	MappingId       *uint64                `protobuf:"varint,16,opt,name=mapping_id,json=mappingId,proto3,oneof" json:"mapping_id,omitempty"`
 	PartitionValues []*FilePartitionValue  `protobuf:"bytes,17,rep,name=partition_values,json=partitionValues,proto3" json:"partition_values,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Set when the column is NULL (DuckLake writes file_order, and may write
+	// footer_size and row_id_start, as NULL); the value field is then 0.
+	FileOrderNull  bool `protobuf:"varint,18,opt,name=file_order_null,json=fileOrderNull,proto3" json:"file_order_null,omitempty"`
+	FooterSizeNull bool `protobuf:"varint,19,opt,name=footer_size_null,json=footerSizeNull,proto3" json:"footer_size_null,omitempty"`
+	RowIdStartNull bool `protobuf:"varint,20,opt,name=row_id_start_null,json=rowIdStartNull,proto3" json:"row_id_start_null,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *DataFileValue) Reset() {
@@ -1364,6 +1369,27 @@ func (x *DataFileValue) GetPartitionValues() []*FilePartitionValue {
 	return nil
 }
 
+func (x *DataFileValue) GetFileOrderNull() bool {
+	if x != nil {
+		return x.FileOrderNull
+	}
+	return false
+}
+
+func (x *DataFileValue) GetFooterSizeNull() bool {
+	if x != nil {
+		return x.FooterSizeNull
+	}
+	return false
+}
+
+func (x *DataFileValue) GetRowIdStartNull() bool {
+	if x != nil {
+		return x.RowIdStartNull
+	}
+	return false
+}
+
 // ducklake_delete_file.
 type DeleteFileValue struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
@@ -1379,6 +1405,7 @@ type DeleteFileValue struct {
 	FileSizeBytes  uint64                 `protobuf:"varint,10,opt,name=file_size_bytes,json=fileSizeBytes,proto3" json:"file_size_bytes,omitempty"`
 	FooterSize     uint64                 `protobuf:"varint,11,opt,name=footer_size,json=footerSize,proto3" json:"footer_size,omitempty"`
 	EncryptionKey  *string                `protobuf:"bytes,12,opt,name=encryption_key,json=encryptionKey,proto3,oneof" json:"encryption_key,omitempty"`
+	FooterSizeNull bool                   `protobuf:"varint,13,opt,name=footer_size_null,json=footerSizeNull,proto3" json:"footer_size_null,omitempty"` // footer_size is NULL
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
@@ -1495,6 +1522,13 @@ func (x *DeleteFileValue) GetEncryptionKey() string {
 		return *x.EncryptionKey
 	}
 	return ""
+}
+
+func (x *DeleteFileValue) GetFooterSizeNull() bool {
+	if x != nil {
+		return x.FooterSizeNull
+	}
+	return false
 }
 
 // ducklake_table_stats (unversioned).
@@ -3348,7 +3382,7 @@ const file_moraine_store_v1_store_proto_rawDesc = "" +
 	"\x16_default_value_dialect\"G\n" +
 	"\x12FilePartitionValue\x12\x1b\n" +
 	"\tkey_index\x18\x01 \x01(\x04R\bkeyIndex\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value\"\xfb\x05\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\"\xf8\x06\n" +
 	"\rDataFileValue\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\x04R\atableId\x12 \n" +
 	"\fdata_file_id\x18\x02 \x01(\x04R\n" +
@@ -3373,12 +3407,15 @@ const file_moraine_store_v1_store_proto_rawDesc = "" +
 	"\x11partial_file_info\x18\x0f \x01(\tH\x03R\x0fpartialFileInfo\x88\x01\x01\x12\"\n" +
 	"\n" +
 	"mapping_id\x18\x10 \x01(\x04H\x04R\tmappingId\x88\x01\x01\x12O\n" +
-	"\x10partition_values\x18\x11 \x03(\v2$.moraine.store.v1.FilePartitionValueR\x0fpartitionValuesB\x0f\n" +
+	"\x10partition_values\x18\x11 \x03(\v2$.moraine.store.v1.FilePartitionValueR\x0fpartitionValues\x12&\n" +
+	"\x0ffile_order_null\x18\x12 \x01(\bR\rfileOrderNull\x12(\n" +
+	"\x10footer_size_null\x18\x13 \x01(\bR\x0efooterSizeNull\x12)\n" +
+	"\x11row_id_start_null\x18\x14 \x01(\bR\x0erowIdStartNullB\x0f\n" +
 	"\r_end_snapshotB\x0f\n" +
 	"\r_partition_idB\x11\n" +
 	"\x0f_encryption_keyB\x14\n" +
 	"\x12_partial_file_infoB\r\n" +
-	"\v_mapping_id\"\xde\x03\n" +
+	"\v_mapping_id\"\x88\x04\n" +
 	"\x0fDeleteFileValue\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\x04R\atableId\x12$\n" +
 	"\x0edelete_file_id\x18\x02 \x01(\x04R\fdeleteFileId\x12%\n" +
@@ -3395,7 +3432,8 @@ const file_moraine_store_v1_store_proto_rawDesc = "" +
 	" \x01(\x04R\rfileSizeBytes\x12\x1f\n" +
 	"\vfooter_size\x18\v \x01(\x04R\n" +
 	"footerSize\x12*\n" +
-	"\x0eencryption_key\x18\f \x01(\tH\x01R\rencryptionKey\x88\x01\x01B\x0f\n" +
+	"\x0eencryption_key\x18\f \x01(\tH\x01R\rencryptionKey\x88\x01\x01\x12(\n" +
+	"\x10footer_size_null\x18\r \x01(\bR\x0efooterSizeNullB\x0f\n" +
 	"\r_end_snapshotB\x11\n" +
 	"\x0f_encryption_key\"\x97\x01\n" +
 	"\x0fTableStatsValue\x12\x19\n" +

@@ -152,8 +152,8 @@ func metadataFunctions() []*Function {
 			cols("data_file_id U, table_id U, begin_snapshot U, end_snapshot U, file_order U, path T, path_is_relative B, file_format T, record_count U, file_size_bytes U, footer_size U, row_id_start U, partition_id U, encryption_key T, partial_file_info T, mapping_id U"),
 			func(d *core.Dump) (rows [][]any) {
 				for _, f := range d.DataFiles {
-					rows = append(rows, []any{uint64(f.ID), uint64(f.TableID), uint64(f.Begin), end(f.Versioned), f.FileOrder, f.Path, f.PathIsRelative, f.Format,
-						f.RecordCount, f.FileSizeBytes, f.FooterSize, f.RowIDStart, optU64(f.PartitionID), optString(f.EncryptionKey), optString(f.PartialFileInfo), optU64(f.MappingID)})
+					rows = append(rows, []any{uint64(f.ID), uint64(f.TableID), uint64(f.Begin), end(f.Versioned), optU64(f.FileOrder), f.Path, f.PathIsRelative, f.Format,
+						f.RecordCount, f.FileSizeBytes, optU64(f.FooterSize), optU64(f.RowIDStart), optU64(f.PartitionID), optString(f.EncryptionKey), optString(f.PartialFileInfo), optU64(f.MappingID)})
 				}
 				return rows
 			}},
@@ -162,7 +162,7 @@ func metadataFunctions() []*Function {
 			func(d *core.Dump) (rows [][]any) {
 				for _, f := range d.DeleteFiles {
 					rows = append(rows, []any{uint64(f.ID), uint64(f.TableID), uint64(f.Begin), end(f.Versioned), uint64(f.DataFileID), f.Path, f.PathIsRelative, f.Format,
-						f.DeleteCount, f.FileSizeBytes, f.FooterSize, optString(f.EncryptionKey)})
+						f.DeleteCount, f.FileSizeBytes, optU64(f.FooterSize), optString(f.EncryptionKey)})
 				}
 				return rows
 			}},

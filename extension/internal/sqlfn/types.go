@@ -41,12 +41,13 @@ const (
 	TypeOther       Type = 10 // any other type, as its text (values only)
 	TypeAny         Type = 11 // a parameter taking any type
 	TypeAbsent      Type = 12 // a named parameter the call did not give (values only)
+	TypeDuckDB      Type = 13 // any DuckDB type in DuckDB's binary serialization (the storage extension's values and scans)
 )
 
 var typeNames = map[Type]string{
 	TypeNull: "NULL", TypeBoolean: "BOOLEAN", TypeBigint: "BIGINT", TypeUbigint: "UBIGINT", TypeDouble: "DOUBLE",
 	TypeVarchar: "VARCHAR", TypeBlob: "BLOB", TypeTimestampTZ: "TIMESTAMP WITH TIME ZONE", TypeList: "LIST",
-	TypeStruct: "STRUCT", TypeOther: "OTHER", TypeAny: "ANY", TypeAbsent: "ABSENT",
+	TypeStruct: "STRUCT", TypeOther: "OTHER", TypeAny: "ANY", TypeAbsent: "ABSENT", TypeDuckDB: "DUCKDB",
 }
 
 func (t Type) String() string {

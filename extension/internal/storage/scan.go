@@ -14,8 +14,9 @@ import (
 )
 
 // Rowid, as a projected column, is DuckDB's rowid virtual column: the row's
-// index in the table at the transaction's head (stable for the whole
-// transaction).
+// index in the table at the transaction's head, and past those the
+// transaction's own inserted rows (ducklake.Changes): stable for the whole
+// transaction.
 const Rowid = -1
 
 // Op is a filter's comparison. The values are pinned: MORAINE_FILTER_* of
@@ -43,21 +44,24 @@ type Filter struct {
 	Value  any
 }
 
-// Scan reads one table's rows at the transaction's head, projected and
+// Scan reads one table's rows as the transaction sees them, projected and
 // filtered, in batches.
 type Scan struct {
 	table   *ducklake.Table
-	rows    [][]any
+	rows    ducklake.RowSet
 	cols    []int
 	filters []Filter
 	next    int
 }
 
-// Scan starts reading the named table. cols lists the columns to return,
+// Scan starts reading the named table: its rows at the transaction's head
+// with the transaction's own changes, as they are when the scan starts
+// (later writes of the transaction do not reach it, so a statement reading
+// and writing one table reads it once). cols lists the columns to return,
 // by index in the table (Rowid for the rowid); filters name columns by
 // index in the table too.
 func (t *Txn) Scan(name string, cols []int, filters []Filter) (*Scan, error) {
-	table := t.view.Lookup(name)
+	table := t.changes.Lookup(name)
 	if table == nil {
 		return nil, &core.Error{Kind: core.NotFound, Msg: fmt.Sprintf("table %q does not exist in this transaction's view of the lake", name)}
 	}
@@ -74,7 +78,7 @@ func (t *Txn) Scan(name string, cols []int, filters []Filter) (*Scan, error) {
 			return nil, &core.Error{Kind: core.InvalidArgument, Msg: fmt.Sprintf("filter on %s: unknown operator %d", table.Name, f.Op)}
 		}
 	}
-	rows, err := t.view.Rows(table)
+	rows, err := t.changes.Rows(table)
 	if err != nil {
 		return nil, err
 	}
@@ -84,28 +88,34 @@ func (t *Txn) Scan(name string, cols []int, filters []Filter) (*Scan, error) {
 // Next returns up to max of the next rows that pass the filters, as a
 // table in the C ABI's types (see sqlfn.Table); zero rows at the end. Each
 // column's type is chosen from its cells: BIGINT for int64 cells, VARCHAR
-// for strings, and so on; a column whose cells differ in type is VARCHAR of
-// their text (the C++ side casts every column to its declared type).
+// for strings, DUCKDB for ducklake.Encoded, and so on; a column whose cells
+// differ in type is VARCHAR of their text (the C++ side casts every column
+// to its declared type). Encoded cells have no text here, so a batch ends
+// before a row whose cell would put Encoded and other cells in one column.
 func (s *Scan) Next(max int) *sqlfn.Table {
 	if max <= 0 {
 		max = 2048
 	}
 	out := &sqlfn.Table{Columns: make([]sqlfn.Column, len(s.cols))}
-	for s.next < len(s.rows) && len(out.Rows) < max {
-		i := s.next
-		s.next++
-		row := s.rows[i]
+	kinds := make([]cellKind, len(s.cols))
+	for s.next < s.rows.Len() && len(out.Rows) < max {
+		id, row := s.rows.Row(s.next)
 		if !s.keep(row) {
+			s.next++
 			continue
 		}
 		cells := make([]any, len(s.cols))
 		for j, c := range s.cols {
 			if c == Rowid {
-				cells[j] = int64(i)
+				cells[j] = id
 			} else {
 				cells[j] = row[c]
 			}
 		}
+		if !admit(kinds, cells) {
+			break // the row starts the next batch
+		}
+		s.next++
 		out.Rows = append(out.Rows, cells)
 	}
 	for j, c := range s.cols {
@@ -116,6 +126,42 @@ func (s *Scan) Next(max int) *sqlfn.Table {
 		out.Columns[j] = sqlfn.Column{Name: name, Type: carrier(out.Rows, j)}
 	}
 	return out
+}
+
+// cellKind is what a batch column holds so far.
+type cellKind uint8
+
+const (
+	kindNone    cellKind = iota // only NULLs
+	kindEncoded                 // ducklake.Encoded cells
+	kindPlain                   // cells of the other types
+)
+
+// admit reports whether a row's cells can join the batch without mixing
+// Encoded and other cells in one column, and records their kinds if so.
+func admit(kinds []cellKind, cells []any) bool {
+	for j, c := range cells {
+		k := kindOf(c)
+		if k != kindNone && kinds[j] != kindNone && kinds[j] != k {
+			return false
+		}
+	}
+	for j, c := range cells {
+		if k := kindOf(c); k != kindNone {
+			kinds[j] = k
+		}
+	}
+	return true
+}
+
+func kindOf(c any) cellKind {
+	switch c.(type) {
+	case nil:
+		return kindNone
+	case ducklake.Encoded:
+		return kindEncoded
+	}
+	return kindPlain
 }
 
 // carrier picks the wire type of column j and converts cells that do not
@@ -166,6 +212,8 @@ func cellType(v any) sqlfn.Type {
 		return sqlfn.TypeBlob
 	case time.Time:
 		return sqlfn.TypeTimestampTZ
+	case ducklake.Encoded:
+		return sqlfn.TypeDuckDB
 	}
 	panic(fmt.Sprintf("storage: a cell of type %T", v))
 }

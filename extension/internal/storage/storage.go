@@ -10,20 +10,29 @@
 // transaction. Views are cached by head stamp, so transactions on an
 // unchanged head share one materialization and make no store request.
 //
+// A Txn's writes (Insert, Update, Delete, CreateTable) go to its
+// ducklake.Changes, an overlay over the pinned view: its table list and
+// scans see them at once, no other transaction does, and Commit hands the
+// whole change set to ducklake.Commit (one core commit against the pinned
+// head). A transaction that ends without Commit leaves nothing behind.
+//
 // The mapping between DuckLake's tables and the catalog model is package
 // ducklake's; this package knows transactions, scans and filters.
 package storage
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/moraine-go/moraine/core"
 	"github.com/moraine-go/moraine/ducklake"
 )
 
-// Catalog is what a Lake needs of an open catalog.
+// Catalog is what a Lake needs of an open catalog: reading its head, and
+// what ducklake.Commit needs to commit to it.
 type Catalog interface {
+	ducklake.Committer
 	HasLake() bool
 	Head(ctx context.Context) (core.Head, error)
 	Dump(ctx context.Context) (*core.Dump, error)
@@ -76,9 +85,15 @@ func (l *Lake) current(ctx context.Context) (*ducklake.View, error) {
 	return v, nil
 }
 
-// Txn is one DuckDB transaction's pinned view of the lake.
+// Txn is one DuckDB transaction's pinned view of the lake and its own
+// uncommitted changes. Safe for concurrent use.
 type Txn struct {
-	view *ducklake.View
+	lake    *Lake
+	view    *ducklake.View
+	changes *ducklake.Changes
+
+	mu        sync.Mutex
+	committed bool
 }
 
 // Begin pins the lake's current head.
@@ -87,11 +102,76 @@ func (l *Lake) Begin(ctx context.Context) (*Txn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Txn{view: v}, nil
+	return &Txn{lake: l, view: v, changes: ducklake.NewChanges(v)}, nil
 }
 
 // View is the pinned view.
 func (t *Txn) View() *ducklake.View { return t.view }
 
-// Tables lists the tables the transaction sees.
-func (t *Txn) Tables() []*ducklake.Table { return t.view.Tables() }
+// Changes is the transaction's change set.
+func (t *Txn) Changes() *ducklake.Changes { return t.changes }
+
+// Tables lists the tables the transaction sees: the pinned view's and
+// those it created.
+func (t *Txn) Tables() []*ducklake.Table { return t.changes.Tables() }
+
+// writable refuses writes once the transaction committed (or tried to).
+func (t *Txn) writable(what string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.committed {
+		return &core.Error{Kind: core.InvalidArgument, Msg: fmt.Sprintf("%s: the transaction has committed", what)}
+	}
+	return nil
+}
+
+// Insert adds rows (every column, in the table's order) to the named
+// table; see ducklake.Changes.Insert.
+func (t *Txn) Insert(table string, rows [][]any) error {
+	if err := t.writable("INSERT into " + table); err != nil {
+		return err
+	}
+	return t.changes.Insert(table, rows)
+}
+
+// Delete deletes rows by rowid and returns how many it deleted; see
+// ducklake.Changes.Delete.
+func (t *Txn) Delete(table string, rowids []int64) (int, error) {
+	if err := t.writable("DELETE from " + table); err != nil {
+		return 0, err
+	}
+	return t.changes.Delete(table, rowids)
+}
+
+// Update sets columns cols of the rows with these rowids; see
+// ducklake.Changes.Update.
+func (t *Txn) Update(table string, rowids []int64, cols []int, rows [][]any) error {
+	if err := t.writable("UPDATE of " + table); err != nil {
+		return err
+	}
+	return t.changes.Update(table, rowids, cols, rows)
+}
+
+// CreateTable creates a table in the transaction; see
+// ducklake.Changes.CreateTable.
+func (t *Txn) CreateTable(def *ducklake.Table, ifNotExists bool) (bool, error) {
+	if err := t.writable("CREATE TABLE " + def.Name); err != nil {
+		return false, err
+	}
+	return t.changes.CreateTable(def, ifNotExists)
+}
+
+// Commit hands the transaction's changes to ducklake.Commit: one core
+// commit prepared against the pinned head, or nothing for a transaction
+// that wrote nothing. It runs once: afterwards (whatever its outcome) the
+// transaction takes no more writes and no second Commit; end it.
+func (t *Txn) Commit(ctx context.Context) error {
+	t.mu.Lock()
+	if t.committed {
+		t.mu.Unlock()
+		return &core.Error{Kind: core.InvalidArgument, Msg: "COMMIT: the transaction has committed already"}
+	}
+	t.committed = true
+	t.mu.Unlock()
+	return ducklake.Commit(ctx, t.lake.cat, t.changes)
+}

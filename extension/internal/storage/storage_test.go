@@ -2,10 +2,13 @@ package storage
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/moraine-go/moraine/core"
 	"github.com/moraine-go/moraine/core/objstore"
+	"github.com/moraine-go/moraine/ducklake"
 	"github.com/moraine-go/moraine/extension/internal/sqlfn"
 )
 
@@ -213,5 +216,181 @@ func TestNoLake(t *testing.T) {
 	}
 	if len(tx.Tables()) != 0 || tx.View().HasLake() {
 		t.Fatalf("an empty store lists %d tables", len(tx.Tables()))
+	}
+}
+
+// scanAll reads a table as the transaction sees it: rowid and every column.
+func scanAll(t *testing.T, tx *Txn, name string) [][]any {
+	t.Helper()
+	tb := tx.Changes().Lookup(name)
+	if tb == nil {
+		t.Fatalf("no table %s", name)
+	}
+	cols := []int{Rowid}
+	for i := range tb.Columns {
+		cols = append(cols, i)
+	}
+	s, err := tx.Scan(name, cols, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := all(s, 0)
+	return rows
+}
+
+// A transaction's writes are in its own scans and table list, with stable
+// rowids, and in no other transaction's.
+func TestATransactionReadsItsOwnWrites(t *testing.T) {
+	c, store := newLake(t)
+	l := NewLake(c)
+	tx, err := l.Begin(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := l.Begin(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := store.Snapshot()
+	if err := tx.Insert("ducklake_tag", [][]any{{int64(7), int64(1), nil, "k", "v"}, {int64(8), int64(1), nil, "k2", nil}}); err != nil {
+		t.Fatal(err)
+	}
+	rows := scanAll(t, tx, "ducklake_tag")
+	if len(rows) != 2 || rows[0][0] != int64(0) || rows[1][0] != int64(1) || rows[1][4] != "k2" {
+		t.Fatalf("own inserts: %v", rows)
+	}
+	if err := tx.Update("ducklake_tag", []int64{0}, []int{4}, [][]any{{"v2"}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := tx.Delete("ducklake_tag", []int64{1}); err != nil || n != 1 {
+		t.Fatalf("delete: %d %v", n, err)
+	}
+	if rows := scanAll(t, tx, "ducklake_tag"); len(rows) != 1 || rows[0][5] != "v2" {
+		t.Fatalf("after update and delete: %v", rows)
+	}
+	if rows := scanAll(t, other, "ducklake_tag"); len(rows) != 0 {
+		t.Fatalf("another transaction sees %v", rows)
+	}
+	// Filters apply to the merged rows; a delete of the base rows too.
+	s, err := tx.Scan("ducklake_schema", []int{Rowid, 4}, []Filter{{Column: 4, Op: OpEq, Value: "main"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := all(s, 0); len(r) != 1 || r[0][0] != int64(0) {
+		t.Fatalf("main: %v", r)
+	}
+	if n, err := tx.Delete("ducklake_schema", []int64{0}); err != nil || n != 1 {
+		t.Fatal(n, err)
+	}
+	if rows := scanAll(t, tx, "ducklake_schema"); len(rows) != 0 {
+		t.Fatalf("deleted base row still scanned: %v", rows)
+	}
+	// A created table is listed and scanned.
+	def := &ducklake.Table{Name: "ducklake_inlined_data_1_1", PrimaryKey: -1, Columns: []ducklake.Column{
+		{Name: "row_id", Type: "BIGINT"}, {Name: "begin_snapshot", Type: "BIGINT"}, {Name: "end_snapshot", Type: "BIGINT"}, {Name: "v", Type: "HUGEINT"},
+	}}
+	if created, err := tx.CreateTable(def, false); err != nil || !created {
+		t.Fatal(created, err)
+	}
+	if ts := tx.Tables(); ts[len(ts)-1].Name != def.Name || len(other.Tables()) != 22 {
+		t.Fatalf("table lists: %d and %d", len(tx.Tables()), len(other.Tables()))
+	}
+	if err := tx.Insert(def.Name, [][]any{{int64(0), int64(1), nil, ducklake.Encoded{1, 2, 3}}}); err != nil {
+		t.Fatal(err)
+	}
+	if rows := scanAll(t, tx, def.Name); len(rows) != 1 || string(rows[0][4].(ducklake.Encoded)) != "\x01\x02\x03" {
+		t.Fatalf("inlined rows: %v", rows)
+	}
+	if d := store.Snapshot().Sub(before); d.Total() != 0 {
+		t.Fatalf("uncommitted writes made %v requests", d)
+	}
+}
+
+// committing wraps a catalog: its BeginRows fails, so Commit's reach into
+// ducklake.Commit shows.
+type committing struct {
+	*core.Catalog
+	begun int
+}
+
+func (c *committing) BeginRows(ctx context.Context, expect core.Head) (*core.Transaction, error) {
+	c.begun++
+	return nil, &core.Error{Kind: core.CommitConflict, Msg: "conflict: test"}
+}
+
+// Commit hands the change set to ducklake.Commit once: an empty one
+// commits nothing; afterwards the transaction takes no writes.
+func TestCommitHandsTheChangesOver(t *testing.T) {
+	c, store := newLake(t)
+	cat := &committing{Catalog: c.Catalog}
+	l := NewLake(cat)
+	ro, err := l.Begin(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scanAll(t, ro, "ducklake_snapshot")
+	before := store.Snapshot()
+	if err := ro.Commit(bg); err != nil {
+		t.Fatalf("a read-only commit: %v", err)
+	}
+	if d := store.Snapshot().Sub(before); d.Total() != 0 || cat.begun != 0 {
+		t.Fatalf("a read-only commit made %v requests, %d BeginRows", d, cat.begun)
+	}
+	if err := ro.Commit(bg); core.KindOf(err) != core.InvalidArgument {
+		t.Fatalf("a second commit: %v", err)
+	}
+	tx, err := l.Begin(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Insert("ducklake_tag", [][]any{{int64(7), int64(1), nil, "k", "v"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(bg); core.KindOf(err) != core.CommitConflict || cat.begun != 1 {
+		t.Fatalf("commit: %v, %d BeginRows", err, cat.begun)
+	}
+	if err := tx.Insert("ducklake_tag", [][]any{{int64(8), int64(1), nil, "k", "v"}}); core.KindOf(err) != core.InvalidArgument {
+		t.Fatalf("a write after commit: %v", err)
+	}
+	if _, err := tx.Delete("ducklake_tag", []int64{0}); core.KindOf(err) != core.InvalidArgument {
+		t.Fatalf("a delete after commit: %v", err)
+	}
+}
+
+// Encoded cells travel as DUCKDB; a batch never mixes them with other
+// cells in one column (they have no text), it ends before such a row.
+func TestEncodedCellsKeepTheirOwnBatches(t *testing.T) {
+	c, _ := newLake(t)
+	tx, err := NewLake(c).Begin(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := &ducklake.Table{Name: "ducklake_inlined_data_1_1", PrimaryKey: -1, Columns: []ducklake.Column{
+		{Name: "row_id", Type: "BIGINT"}, {Name: "begin_snapshot", Type: "BIGINT"}, {Name: "end_snapshot", Type: "BIGINT"}, {Name: "v", Type: "HUGEINT"},
+	}}
+	if _, err := tx.CreateTable(def, false); err != nil {
+		t.Fatal(err)
+	}
+	e := ducklake.Encoded{9}
+	if err := tx.Insert(def.Name, [][]any{
+		{int64(0), int64(1), nil, e}, {int64(1), int64(1), nil, nil}, {int64(2), int64(1), nil, e},
+		{int64(3), int64(1), nil, "12"}, {int64(4), int64(1), nil, int64(5)}, {int64(5), int64(1), nil, e},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := tx.Scan(def.Name, []int{0, 3}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for {
+		b := s.Next(100)
+		if len(b.Rows) == 0 {
+			break
+		}
+		got = append(got, fmt.Sprintf("%d:%s", len(b.Rows), b.Columns[1].Type))
+	}
+	if want := []string{"3:DUCKDB", "2:VARCHAR", "1:DUCKDB"}; !slices.Equal(got, want) {
+		t.Fatalf("batches %v, want %v", got, want)
 	}
 }

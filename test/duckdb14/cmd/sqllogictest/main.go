@@ -15,7 +15,9 @@
 // was running.
 //
 // require moraine loads --extension (default build/v1.4.4/moraine.duckdb_extension
-// of the repository, when present); require ducklake loads --ducklake
+// of the repository, when present), which is also installed in the file's
+// extension directory, so ATTACH 'moraine:...' (DuckLake's nested attach
+// of DUCKLAKE_CONNECTION=moraine:...) loads it; require ducklake loads --ducklake
 // (default ../shared/ducklake/ducklake.duckdb_extension beside the
 // repository, when present). --env NAME=VALUE overrides a file's
 // test-env NAME and supplies ${NAME} and {NAME}. Databases open with
@@ -196,6 +198,27 @@ func main() {
 	}
 }
 
+// install puts the moraine extension into the child's extension directory,
+// as INSTALL does, so that ATTACH 'moraine:...' (DuckLake's nested attach)
+// loads it by itself, as it does for a user who installed it.
+func install(opts sqllogictest.Options, file string) error {
+	ctx := context.Background()
+	db, err := opts.Engine.Open(ctx, sqllogictest.Config{Settings: opts.Settings})
+	if err != nil {
+		return fmt.Errorf("installing %s: %v", file, err)
+	}
+	defer db.Close()
+	conn, err := db.Connect(ctx)
+	if err != nil {
+		return fmt.Errorf("installing %s: %v", file, err)
+	}
+	defer conn.Close()
+	if err := conn.Exec(ctx, "INSTALL '"+strings.ReplaceAll(file, "'", "''")+"'"); err != nil {
+		return fmt.Errorf("installing %s: %v", file, err)
+	}
+	return nil
+}
+
 func oneLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return strings.TrimSpace(s)
@@ -218,6 +241,12 @@ func child(c *config, dir string) int {
 	if err := os.Mkdir(opts.TestDir, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
+	}
+	if c.extension != "" {
+		if err := install(opts, c.extension); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 	}
 	opts.Log = stderrLog{}
 	var mu sync.Mutex

@@ -1,0 +1,796 @@
+package ducklake
+
+// commit.go turns one DuckDB transaction's writes to DuckLake's metadata
+// tables into one core commit. DuckLake writes rows it computed itself
+// (ids, the snapshot record, statistics), so the translation does not
+// interpret statements: it compares, entity by entity, what the pinned head
+// held with what the transaction leaves (the base rows with its deletes,
+// updates and inserts applied) and stages each entity that differs through
+// core's row-level entry point (core.Catalog.BeginRows), as given. Only
+// the entities the transaction touched are read. An entity spans the rows
+// of the tables rows.go serves it from: a snapshot is its ducklake_snapshot
+// and ducklake_snapshot_changes rows, a column its versions and its
+// ducklake_column_tag rows, a data file its row and its partition values,
+// and so on.
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/moraine-go/moraine/core"
+)
+
+// Encoded is a cell holding a value of any DuckDB type in DuckDB's own
+// binary serialization (the storage extension encodes and decodes it; Go
+// never looks inside). Inlined-data tables carry the values of types the
+// C ABI has no native form for this way, so they round-trip bit-exactly.
+type Encoded []byte
+
+// Committer is what Commit needs of an open catalog.
+type Committer interface {
+	BeginRows(ctx context.Context, expect core.Head) (*core.Transaction, error)
+}
+
+// Commit lands a transaction's changes as one core commit prepared against
+// the head its view was pinned at. A head that moved since is
+// core.CommitConflict (its message contains "conflict", which DuckLake
+// retries on). Changes that write nothing commit nothing. On an error
+// nothing is written.
+func Commit(ctx context.Context, cat Committer, c *Changes) error {
+	if c == nil || c.Empty() {
+		return nil
+	}
+	tx, err := cat.BeginRows(ctx, c.View().Head())
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := stage(tx, c); err != nil {
+		return err
+	}
+	_, err = tx.Commit(ctx)
+	return err
+}
+
+// side is one end of the comparison: the pinned head or the transaction's
+// result.
+type side int
+
+const (
+	before side = iota
+	after
+)
+
+// stager holds one commit's translation.
+type stager struct {
+	tx  *core.Transaction
+	c   *Changes
+	err error
+	// rows of each metadata table, before and after, built on first use.
+	rows map[string]*[2][][]any
+	// changed lists each changed table's changes by name.
+	changed map[string]*TableChanges
+}
+
+func stage(tx *core.Transaction, c *Changes) error {
+	s := &stager{tx: tx, c: c, rows: map[string]*[2][][]any{}, changed: map[string]*TableChanges{}}
+	for _, tc := range c.Changed() {
+		s.changed[strings.ToLower(tc.Table().Name)] = tc
+	}
+	steps := []func(){s.snapshots, s.schemas, s.tables, s.views, s.columns, s.dataFiles, s.deleteFiles,
+		s.fileColumnStats, s.tableStats, s.tableColumnStats, s.partitions, s.tags, s.options, s.gcFiles, s.mappings,
+		s.schemaVersions, s.inlinedTables, s.inlinedRows}
+	for _, step := range steps {
+		if s.err != nil {
+			break
+		}
+		step()
+	}
+	return s.err
+}
+
+func (s *stager) fail(err error) {
+	if s.err == nil && err != nil {
+		s.err = err
+	}
+}
+
+func unsupported(format string, args ...any) error {
+	return &core.Error{Kind: core.Unsupported, Msg: "moraine: " + fmt.Sprintf(format, args...)}
+}
+
+// table is a metadata table by name (always one of the 22).
+func table(name string) *Table {
+	for _, t := range metadataTables {
+		if t.Name == name {
+			return t
+		}
+	}
+	panic("ducklake: no metadata table " + name)
+}
+
+// rowsOf returns a table's rows before or after the transaction.
+func (s *stager) rowsOf(name string, at side) [][]any {
+	r, ok := s.rows[name]
+	if !ok {
+		r = &[2][][]any{}
+		s.rows[name] = r
+		if t := s.c.View().Lookup(name); t != nil {
+			base, err := s.c.View().Rows(t)
+			s.fail(err)
+			r[before] = base
+		}
+		if t := s.c.Lookup(name); t != nil {
+			set, err := s.c.Rows(t)
+			s.fail(err)
+			for i := 0; i < set.Len(); i++ {
+				_, cells := set.Row(i)
+				r[after] = append(r[after], cells)
+			}
+		}
+	}
+	return r[at]
+}
+
+// keyFunc is an entity's key in one of its tables' rows.
+type keyFunc func(r row) string
+
+// touched returns the keys of the rows the transaction deleted, updated
+// (old and new values) or inserted in a table.
+func (s *stager) touched(name string, key keyFunc, into map[string]bool) {
+	tc := s.changed[name]
+	if tc == nil {
+		return
+	}
+	t := table(name)
+	add := func(cells []any) {
+		if cells != nil {
+			into[key(rowOf(t, cells, &s.err))] = true
+		}
+	}
+	base := tc.Base()
+	for _, id := range tc.Deleted() {
+		add(base[id])
+	}
+	for _, u := range tc.Updated() {
+		add(base[u.RowID])
+		add(u.Row)
+	}
+	for _, cells := range tc.Inserted() {
+		add(cells)
+	}
+}
+
+// grouped returns a table's rows on one side, by key, for the keys asked.
+func (s *stager) grouped(name string, at side, key keyFunc, keys map[string]bool) map[string][]row {
+	t := table(name)
+	out := map[string][]row{}
+	for _, cells := range s.rowsOf(name, at) {
+		r := rowOf(t, cells, &s.err)
+		if k := key(r); keys[k] {
+			out[k] = append(out[k], r)
+		}
+	}
+	return out
+}
+
+func keyOf(cols ...string) keyFunc {
+	return func(r row) string {
+		var b strings.Builder
+		for i, c := range cols {
+			if i > 0 {
+				b.WriteByte('/')
+			}
+			if p := r.optU(c); p != nil {
+				b.WriteString(strconv.FormatUint(*p, 10))
+			} else {
+				b.WriteString("null")
+			}
+		}
+		return b.String()
+	}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ---- snapshots ----
+
+func (s *stager) snapshots() {
+	key := keyOf("snapshot_id")
+	keys := map[string]bool{}
+	s.touched("ducklake_snapshot", key, keys)
+	s.touched("ducklake_snapshot_changes", key, keys)
+	if len(keys) == 0 {
+		return
+	}
+	entity := func(at side) map[string]*core.Snapshot {
+		snaps := s.grouped("ducklake_snapshot", at, key, keys)
+		changes := s.grouped("ducklake_snapshot_changes", at, key, keys)
+		out := map[string]*core.Snapshot{}
+		for k, rs := range snaps {
+			if len(rs) > 1 || len(changes[k]) > 1 {
+				s.fail(&core.Error{Kind: core.Constraint, Msg: fmt.Sprintf("Duplicate key \"snapshot_id: %s\" violates primary key constraint", k)})
+				continue
+			}
+			var ch row
+			if c := changes[k]; len(c) == 1 {
+				ch = c[0]
+			}
+			snap := snapshotOf(rs[0], ch)
+			out[k] = &snap
+		}
+		for k := range changes {
+			if snaps[k] == nil {
+				s.fail(unsupported("ducklake_snapshot_changes holds a row for snapshot %s, which ducklake_snapshot does not", k))
+			}
+		}
+		return out
+	}
+	old, nu := entity(before), entity(after)
+	for _, k := range sortedKeys(keys) {
+		o, n := old[k], nu[k]
+		switch {
+		case o == nil && n != nil:
+			s.fail(s.tx.PutSnapshot(*n))
+		case o != nil && n == nil:
+			s.fail(s.tx.DeleteSnapshot(o.ID))
+		case o != nil && n != nil && !reflect.DeepEqual(o, n):
+			s.fail(unsupported("snapshot %d was rewritten; DuckLake's snapshots are written once", o.ID))
+		}
+	}
+}
+
+// ---- versioned entities ----
+
+// versions compares an entity's versions before and after (by begin
+// snapshot) and stages the difference: removals, then ends, then live
+// versions, so a rename (end the old version, add a new one) and a name
+// reused by another entity land in order.
+type versioned[E any] struct {
+	begin  func(e E) core.SnapshotID
+	live   func(e E) bool
+	put    func(e E) error
+	remove func(e E) error
+}
+
+func stageVersions[E any](s *stager, v versioned[E], old, nu map[string][]E) {
+	var ends, lives []E
+	for _, k := range sortedUnion(old, nu) {
+		byBegin := map[core.SnapshotID]E{}
+		for _, e := range nu[k] {
+			byBegin[v.begin(e)] = e
+		}
+		for _, o := range old[k] {
+			n, ok := byBegin[v.begin(o)]
+			if !ok {
+				s.fail(v.remove(o))
+				continue
+			}
+			delete(byBegin, v.begin(o))
+			if !reflect.DeepEqual(o, n) {
+				if v.live(n) {
+					lives = append(lives, n)
+				} else {
+					ends = append(ends, n)
+				}
+			}
+		}
+		for _, n := range nu[k] {
+			if _, fresh := byBegin[v.begin(n)]; !fresh {
+				continue
+			}
+			if v.live(n) {
+				lives = append(lives, n)
+			} else {
+				ends = append(ends, n)
+			}
+		}
+	}
+	for _, e := range ends {
+		s.fail(v.put(e))
+	}
+	for _, e := range lives {
+		s.fail(v.put(e))
+	}
+}
+
+func sortedUnion[V any](a, b map[string]V) []string {
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	return sortedKeys(keys)
+}
+
+// simple handles an entity that is one row per version in one table.
+func simpleVersions[E any](s *stager, name string, key keyFunc, of func(row) E, v versioned[E]) {
+	keys := map[string]bool{}
+	s.touched(name, key, keys)
+	if len(keys) == 0 {
+		return
+	}
+	read := func(at side) map[string][]E {
+		out := map[string][]E{}
+		for k, rs := range s.grouped(name, at, key, keys) {
+			for _, r := range rs {
+				out[k] = append(out[k], of(r))
+			}
+		}
+		return out
+	}
+	stageVersions(s, v, read(before), read(after))
+}
+
+func (s *stager) schemas() {
+	simpleVersions(s, "ducklake_schema", keyOf("schema_id"), schemaOf, versioned[core.Schema]{
+		begin:  func(e core.Schema) core.SnapshotID { return e.Begin },
+		live:   func(e core.Schema) bool { return e.End == nil },
+		put:    s.tx.PutSchema,
+		remove: func(e core.Schema) error { return s.tx.DeleteSchema(e.ID, e.Begin, e.End) },
+	})
+}
+
+func (s *stager) tables() {
+	simpleVersions(s, "ducklake_table", keyOf("table_id"), tableOf, versioned[core.Table]{
+		begin:  func(e core.Table) core.SnapshotID { return e.Begin },
+		live:   func(e core.Table) bool { return e.End == nil },
+		put:    s.tx.PutTable,
+		remove: func(e core.Table) error { return s.tx.DeleteTable(e.ID, e.Begin, e.End) },
+	})
+}
+
+func (s *stager) views() {
+	simpleVersions(s, "ducklake_view", keyOf("view_id"), viewOf, versioned[core.View]{
+		begin:  func(e core.View) core.SnapshotID { return e.Begin },
+		live:   func(e core.View) bool { return e.End == nil },
+		put:    s.tx.PutView,
+		remove: func(e core.View) error { return s.tx.DeleteView(e.ID, e.Begin, e.End) },
+	})
+}
+
+func (s *stager) deleteFiles() {
+	simpleVersions(s, "ducklake_delete_file", keyOf("delete_file_id"), deleteFileOf, versioned[core.DeleteFile]{
+		begin:  func(e core.DeleteFile) core.SnapshotID { return e.Begin },
+		live:   func(e core.DeleteFile) bool { return e.End == nil },
+		put:    s.tx.PutDeleteFile,
+		remove: func(e core.DeleteFile) error { return s.tx.DeleteDeleteFile(e.TableID, e.ID, e.Begin, e.End) },
+	})
+}
+
+// columns: a column's versions with its tags, which the catalog keeps on
+// the column's newest version (rows.go serves them from there).
+func (s *stager) columns() {
+	key := keyOf("table_id", "column_id")
+	keys := map[string]bool{}
+	s.touched("ducklake_column", key, keys)
+	s.touched("ducklake_column_tag", key, keys)
+	if len(keys) == 0 {
+		return
+	}
+	read := func(at side) map[string][]core.Column {
+		cols := s.grouped("ducklake_column", at, key, keys)
+		tags := s.grouped("ducklake_column_tag", at, key, keys)
+		out := map[string][]core.Column{}
+		for k, rs := range cols {
+			var vs []core.Column
+			for _, r := range rs {
+				vs = append(vs, columnOf(r))
+			}
+			newest := 0
+			for i := range vs {
+				if vs[i].Begin > vs[newest].Begin {
+					newest = i
+				}
+			}
+			for _, t := range tags[k] {
+				vs[newest].Tags = append(vs[newest].Tags, tagOf(t))
+			}
+			out[k] = vs
+		}
+		for k := range tags {
+			if cols[k] == nil {
+				s.fail(unsupported("ducklake_column_tag holds tags of column %s, which has no ducklake_column row", k))
+			}
+		}
+		return out
+	}
+	stageVersions(s, versioned[core.Column]{
+		begin:  func(e core.Column) core.SnapshotID { return e.Begin },
+		live:   func(e core.Column) bool { return e.End == nil },
+		put:    s.tx.PutColumn,
+		remove: func(e core.Column) error { return s.tx.DeleteColumn(e.TableID, e.ID, e.Begin, e.End) },
+	}, read(before), read(after))
+}
+
+// dataFiles: a data file with its partition values.
+func (s *stager) dataFiles() {
+	key := keyOf("data_file_id")
+	keys := map[string]bool{}
+	s.touched("ducklake_data_file", key, keys)
+	s.touched("ducklake_file_partition_value", key, keys)
+	if len(keys) == 0 {
+		return
+	}
+	read := func(at side) map[string][]core.DataFile {
+		files := s.grouped("ducklake_data_file", at, key, keys)
+		values := s.grouped("ducklake_file_partition_value", at, key, keys)
+		out := map[string][]core.DataFile{}
+		for k, rs := range files {
+			for _, r := range rs {
+				f := dataFileOf(r)
+				for _, v := range values[k] {
+					f.PartitionValues = append(f.PartitionValues, partitionValueOf(v))
+				}
+				out[k] = append(out[k], f)
+			}
+		}
+		for k := range values {
+			if files[k] == nil {
+				s.fail(unsupported("ducklake_file_partition_value holds values of data file %s, which has no ducklake_data_file row", k))
+			}
+		}
+		return out
+	}
+	stageVersions(s, versioned[core.DataFile]{
+		begin:  func(e core.DataFile) core.SnapshotID { return e.Begin },
+		live:   func(e core.DataFile) bool { return e.End == nil },
+		put:    s.tx.PutDataFile,
+		remove: func(e core.DataFile) error { return s.tx.DeleteDataFile(e.TableID, e.ID, e.Begin, e.End) },
+	}, read(before), read(after))
+}
+
+// partitions: a partition with its columns.
+func (s *stager) partitions() {
+	key := keyOf("partition_id")
+	keys := map[string]bool{}
+	s.touched("ducklake_partition_info", key, keys)
+	s.touched("ducklake_partition_column", key, keys)
+	if len(keys) == 0 {
+		return
+	}
+	read := func(at side) map[string][]core.Partition {
+		infos := s.grouped("ducklake_partition_info", at, key, keys)
+		cols := s.grouped("ducklake_partition_column", at, key, keys)
+		out := map[string][]core.Partition{}
+		for k, rs := range infos {
+			for _, r := range rs {
+				out[k] = append(out[k], partitionOf(r, cols[k]))
+			}
+		}
+		for k := range cols {
+			if infos[k] == nil {
+				s.fail(unsupported("ducklake_partition_column holds columns of partition %s, which has no ducklake_partition_info row", k))
+			}
+		}
+		return out
+	}
+	stageVersions(s, versioned[core.Partition]{
+		begin:  func(e core.Partition) core.SnapshotID { return e.Begin },
+		live:   func(e core.Partition) bool { return e.End == nil },
+		put:    s.tx.PutPartition,
+		remove: func(e core.Partition) error { return s.tx.DeletePartition(e.TableID, e.ID, e.Begin, e.End) },
+	}, read(before), read(after))
+}
+
+// ---- unversioned rows ----
+
+// stageRows compares one-row-per-key entities and stages the difference.
+func stageRows[E any](s *stager, name string, key keyFunc, of func(row) E, put func(E) error, remove func(E) error) {
+	keys := map[string]bool{}
+	s.touched(name, key, keys)
+	if len(keys) == 0 {
+		return
+	}
+	read := func(at side) map[string]E {
+		out := map[string]E{}
+		for k, rs := range s.grouped(name, at, key, keys) {
+			if len(rs) > 1 {
+				s.fail(unsupported("%s holds %d rows for %s; the catalog keeps one", name, len(rs), k))
+				continue
+			}
+			out[k] = of(rs[0])
+		}
+		return out
+	}
+	old, nu := read(before), read(after)
+	for _, k := range sortedUnion(old, nu) {
+		o, had := old[k]
+		n, has := nu[k]
+		switch {
+		case had && !has:
+			s.fail(remove(o))
+		case has && (!had || !reflect.DeepEqual(o, n)):
+			s.fail(put(n))
+		}
+	}
+}
+
+func (s *stager) fileColumnStats() {
+	stageRows(s, "ducklake_file_column_stats", keyOf("data_file_id", "column_id"), fileColumnStatsOf, s.tx.PutFileColumnStats,
+		func(e core.FileColumnStats) error {
+			return s.tx.DeleteFileColumnStats(e.TableID, e.DataFileID, e.ColumnID)
+		})
+}
+
+func (s *stager) tableStats() {
+	stageRows(s, "ducklake_table_stats", keyOf("table_id"), tableStatsOf, s.tx.PutTableStats,
+		func(e core.TableStats) error { return s.tx.DeleteTableStats(e.TableID) })
+}
+
+func (s *stager) tableColumnStats() {
+	stageRows(s, "ducklake_table_column_stats", keyOf("table_id", "column_id"), tableColumnStatsOf, s.tx.PutTableColumnStats,
+		func(e core.TableColumnStats) error { return s.tx.DeleteTableColumnStats(e.TableID, e.ColumnID) })
+}
+
+func (s *stager) gcFiles() {
+	stageRows(s, "ducklake_files_scheduled_for_deletion", keyOf("data_file_id"), gcFileOf, s.tx.PutGcFile,
+		func(e core.GcFile) error { return s.tx.DeleteGcFile(e.DataFileID) })
+}
+
+func (s *stager) schemaVersions() {
+	of := func(r row) core.SchemaVersion {
+		return core.SchemaVersion{BeginSnapshot: core.SnapshotID(r.u("begin_snapshot")), SchemaVersion: r.u("schema_version")}
+	}
+	stageRows(s, "ducklake_schema_versions", keyOf("begin_snapshot", "schema_version"), of, s.tx.PutSchemaVersion,
+		func(e core.SchemaVersion) error { return s.tx.DeleteSchemaVersion(e.TableID, e.BeginSnapshot) })
+}
+
+// tags: every tag row of one object.
+func (s *stager) tags() {
+	key := keyOf("object_id")
+	keys := map[string]bool{}
+	s.touched("ducklake_tag", key, keys)
+	if len(keys) == 0 {
+		return
+	}
+	old, nu := s.grouped("ducklake_tag", before, key, keys), s.grouped("ducklake_tag", after, key, keys)
+	for _, k := range sortedKeys(keys) {
+		id, _ := strconv.ParseUint(k, 10, 64)
+		tags := core.Tags{ObjectID: id}
+		for _, r := range nu[k] {
+			tags.Entries = append(tags.Entries, tagOf(r))
+		}
+		var was []core.TagEntry
+		for _, r := range old[k] {
+			was = append(was, tagOf(r))
+		}
+		if !reflect.DeepEqual(was, tags.Entries) {
+			s.fail(s.tx.PutTags(tags))
+		}
+	}
+}
+
+// options: every ducklake_metadata row of one scope.
+func (s *stager) options() {
+	key := func(r row) string {
+		scope, id := scopeOf(r)
+		return strconv.Itoa(int(scope)) + "/" + strconv.FormatUint(id, 10)
+	}
+	keys := map[string]bool{}
+	s.touched("ducklake_metadata", key, keys)
+	if len(keys) == 0 {
+		return
+	}
+	read := func(at side) map[string]core.Options {
+		out := map[string]core.Options{}
+		for k, rs := range s.grouped("ducklake_metadata", at, key, keys) {
+			scope, id := scopeOf(rs[0])
+			o := core.Options{Scope: scope, ScopeID: id, Values: map[string]string{}}
+			for _, r := range rs {
+				name := r.s("key")
+				if _, dup := o.Values[name]; dup {
+					s.fail(unsupported("ducklake_metadata holds key %q twice in one scope; the catalog keeps one value", name))
+				}
+				o.Values[name] = r.s("value")
+			}
+			out[k] = o
+		}
+		return out
+	}
+	old, nu := read(before), read(after)
+	for _, k := range sortedKeys(keys) {
+		o, n := old[k], nu[k]
+		if reflect.DeepEqual(o.Values, n.Values) {
+			continue
+		}
+		if n.Values == nil {
+			n = core.Options{Scope: o.Scope, ScopeID: o.ScopeID}
+		}
+		s.fail(s.tx.PutOptions(n))
+	}
+}
+
+// mappings: a column mapping with its name mappings.
+func (s *stager) mappings() {
+	key := keyOf("mapping_id")
+	keys := map[string]bool{}
+	s.touched("ducklake_column_mapping", key, keys)
+	s.touched("ducklake_name_mapping", key, keys)
+	if len(keys) == 0 {
+		return
+	}
+	read := func(at side) map[string]core.Mapping {
+		maps := s.grouped("ducklake_column_mapping", at, key, keys)
+		names := s.grouped("ducklake_name_mapping", at, key, keys)
+		out := map[string]core.Mapping{}
+		for k, rs := range maps {
+			if len(rs) > 1 {
+				s.fail(unsupported("ducklake_column_mapping holds %d rows for mapping %s", len(rs), k))
+				continue
+			}
+			out[k] = mappingOf(rs[0], names[k])
+		}
+		for k := range names {
+			if maps[k] == nil {
+				s.fail(unsupported("ducklake_name_mapping holds names of mapping %s, which has no ducklake_column_mapping row", k))
+			}
+		}
+		return out
+	}
+	old, nu := read(before), read(after)
+	for _, k := range sortedUnion(old, nu) {
+		o, had := old[k]
+		n, has := nu[k]
+		switch {
+		case had && !has:
+			s.fail(s.tx.DeleteMapping(o.TableID, o.ID))
+		case has && (!had || !reflect.DeepEqual(o, n)):
+			s.fail(s.tx.PutMapping(n))
+		}
+	}
+}
+
+// ---- inlined data ----
+
+// parseInlinedName reads ducklake_inlined_data_<table>_<schema version>.
+func parseInlinedName(name string) (table, version uint64, ok bool) {
+	rest, found := strings.CutPrefix(strings.ToLower(name), InlinedTablePrefix)
+	if !found {
+		return 0, 0, false
+	}
+	a, b, found := strings.Cut(rest, "_")
+	if !found {
+		return 0, 0, false
+	}
+	t, err1 := strconv.ParseUint(a, 10, 64)
+	v, err2 := strconv.ParseUint(b, 10, 64)
+	return t, v, err1 == nil && err2 == nil
+}
+
+// inlinedTables: the definitions of inlined-data tables the transaction
+// created, and whether ducklake_inlined_data_tables lists them.
+func (s *stager) inlinedTables() {
+	key := keyOf("table_id", "schema_version")
+	keys := map[string]bool{}
+	s.touched("ducklake_inlined_data_tables", key, keys)
+	for _, t := range s.c.Created() {
+		if tid, sv, ok := parseInlinedName(t.Name); ok {
+			keys[strconv.FormatUint(tid, 10)+"/"+strconv.FormatUint(sv, 10)] = true
+		}
+	}
+	if len(keys) == 0 {
+		return
+	}
+	listed := func(at side) map[string]row {
+		out := map[string]row{}
+		for k, rs := range s.grouped("ducklake_inlined_data_tables", at, key, keys) {
+			out[k] = rs[0]
+		}
+		return out
+	}
+	wasListed, isListed := listed(before), listed(after)
+	for _, k := range sortedKeys(keys) {
+		a, b, _ := strings.Cut(k, "/")
+		tid, _ := strconv.ParseUint(a, 10, 64)
+		sv, _ := strconv.ParseUint(b, 10, 64)
+		name := InlinedTableName(tid, sv)
+		def := s.c.Lookup(name)
+		l, has := isListed[k]
+		if has {
+			name = l.s("table_name")
+		}
+		if def == nil {
+			if _, had := wasListed[k]; had && !has {
+				s.fail(s.tx.DeleteInlinedTable(core.TableID(tid), sv))
+			} else if has {
+				s.fail(unsupported("ducklake_inlined_data_tables lists %s, which does not exist", name))
+			}
+			continue
+		}
+		it := core.InlinedTable{TableID: core.TableID(tid), SchemaVersion: sv, Name: name, Listed: has}
+		for _, c := range def.Columns[min(3, len(def.Columns)):] {
+			it.Columns = append(it.Columns, core.InlinedColumn{Name: c.Name, Type: c.Type})
+		}
+		s.fail(s.tx.PutInlinedTable(it))
+	}
+}
+
+// inlinedRows: the rows of every inlined-data table the transaction wrote
+// to, by row id.
+func (s *stager) inlinedRows() {
+	names := make([]string, 0, len(s.changed))
+	for name := range s.changed {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		tc := s.changed[name]
+		tid, sv, ok := parseInlinedName(name)
+		if !ok {
+			continue
+		}
+		t := tc.Table()
+		inlinedRowOf := func(cells []any) (core.InlinedRow, error) {
+			var err error
+			r := rowOf(t, cells, &err)
+			out := core.InlinedRow{RowID: r.u("row_id"), Versioned: r.versioned()}
+			for i := 3; i < len(cells); i++ {
+				v, verr := valueOf(cells[i])
+				if verr != nil && err == nil {
+					err = &core.Error{Kind: core.InvalidArgument, Msg: fmt.Sprintf("%s.%s: %v", t.Name, t.Columns[i].Name, verr)}
+				}
+				out.Values = append(out.Values, v)
+			}
+			return out, err
+		}
+		index := func(all [][]any) map[uint64]core.InlinedRow {
+			out := map[uint64]core.InlinedRow{}
+			for _, cells := range all {
+				r, err := inlinedRowOf(cells)
+				s.fail(err)
+				if _, dup := out[r.RowID]; dup {
+					s.fail(unsupported("%s holds row_id %d twice", t.Name, r.RowID))
+				}
+				out[r.RowID] = r
+			}
+			return out
+		}
+		var after [][]any
+		if set, err := s.c.Rows(t); err != nil {
+			s.fail(err)
+		} else {
+			for i := 0; i < set.Len(); i++ {
+				_, cells := set.Row(i)
+				after = append(after, cells)
+			}
+		}
+		old, nu := index(tc.Base()), index(after)
+		rowIDs := make([]uint64, 0, len(old)+len(nu))
+		for id := range old {
+			rowIDs = append(rowIDs, id)
+		}
+		for id := range nu {
+			if _, ok := old[id]; !ok {
+				rowIDs = append(rowIDs, id)
+			}
+		}
+		slices.Sort(rowIDs)
+		for _, id := range rowIDs {
+			o, had := old[id]
+			n, has := nu[id]
+			switch {
+			case had && (!has || o.Begin != n.Begin):
+				s.fail(s.tx.DeleteInlinedRow(core.TableID(tid), sv, id, o.Begin))
+				if has {
+					s.fail(s.tx.PutInlinedRow(core.TableID(tid), sv, n))
+				}
+			case has && (!had || !reflect.DeepEqual(o, n)):
+				s.fail(s.tx.PutInlinedRow(core.TableID(tid), sv, n))
+			}
+		}
+	}
+}

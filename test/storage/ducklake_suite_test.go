@@ -1,0 +1,106 @@
+package storage
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// suiteConfig is test/storage/ducklake-suite.json: how DuckLake's own test
+// files run on moraine, in the shape of DuckLake's test/configs/*.json
+// (../shared/ducklake/tests/sqlite.json.reference is SQLite's).
+type suiteConfig struct {
+	Description string `json:"description"`
+	TestEnv     []struct {
+		Name  string `json:"env_name"`
+		Value string `json:"env_value"`
+	} `json:"test_env"`
+	SkipTests []struct {
+		Reason string   `json:"reason"`
+		Paths  []string `json:"paths"`
+	} `json:"skip_tests"`
+}
+
+func loadSuite(t *testing.T) suiteConfig {
+	t.Helper()
+	b, err := os.ReadFile("ducklake-suite.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c suiteConfig
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatalf("ducklake-suite.json: %v", err)
+	}
+	return c
+}
+
+var resultLine = regexp.MustCompile(`^(PASS|FAIL|SKIP) (\S+)`)
+
+// TestDuckLakeSuite runs every file of DuckLake's own tests
+// (../shared/ducklake/tests, the files written to run against another
+// metadata catalog through DUCKLAKE_CONNECTION) with moraine as DuckLake's
+// catalog, except the listed skips; every file must pass.
+func TestDuckLakeSuite(t *testing.T) {
+	root := filepath.Join(repoRoot(), "..", "shared", "ducklake", "tests")
+	if _, err := os.Stat(filepath.Join(root, "test", "sql")); err != nil {
+		t.Fatalf("DuckLake's tests are not at %s: %v", root, err)
+	}
+	cfg := loadSuite(t)
+	skip := map[string]string{}
+	for _, s := range cfg.SkipTests {
+		if s.Reason == "" {
+			t.Fatalf("ducklake-suite.json: a skip without a reason: %v", s.Paths)
+		}
+		for _, p := range s.Paths {
+			skip[p] = s.Reason
+		}
+	}
+	var files []string
+	err := filepath.WalkDir(filepath.Join(root, "test", "sql"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".test") {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if _, ok := skip[rel]; !ok {
+			files = append(files, rel)
+		}
+		delete(skip, rel)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := range skip {
+		t.Errorf("ducklake-suite.json skips %s, which is not one of DuckLake's test files", p)
+	}
+	sort.Strings(files)
+	args := []string{"--extension", extension(), "--timeout", "300"}
+	for _, e := range cfg.TestEnv {
+		args = append(args, "--env", e.Name+"="+e.Value)
+	}
+	args = append(args, files...)
+	cmd := exec.Command(sqllogictest(), args...)
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	t.Logf("sqllogictest-v1.4.4 on DuckLake's tests with moraine as the catalog:\n%s", out)
+	passed := 0
+	for _, line := range strings.Split(string(out), "\n") {
+		if m := resultLine.FindStringSubmatch(line); m != nil && m[1] == "PASS" {
+			passed++
+		}
+	}
+	if err != nil || passed != len(files) {
+		t.Fatalf("%d of %d files passed (%v)", passed, len(files), err)
+	}
+	want := fmt.Sprintf("%d passed, 0 failed, 0 skipped", len(files))
+	if !strings.Contains(string(out), want) {
+		t.Fatalf("want %q in the output", want)
+	}
+}

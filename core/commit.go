@@ -468,15 +468,12 @@ func (t *Transaction) Commit(ctx context.Context) (SnapshotID, error) {
 		}
 		return 0, errorf(CommitConflict, "a concurrent commit changed state this one read or wrote (attempted snapshot %d); explicit transactions are never retried internally", t.id)
 	}
-	if t.rows != nil {
-		// The rows path keeps only the live names in t.next: the next read
-		// materializes the head from the store.
+	if genesis {
+		t.next.head = newHead
 		c.mu.Lock()
+		c.empty = false
+		c.format = formatRecord{Format: FormatCurrent, WriterVersion: WriterVersion}
 		c.held = nil
-		if genesis {
-			c.empty = false
-			c.format = formatRecord{Format: FormatCurrent, WriterVersion: WriterVersion}
-		}
 		c.mu.Unlock()
 		return newHead.SnapshotID, nil
 	}
@@ -488,7 +485,7 @@ func (t *Transaction) Commit(ctx context.Context) (SnapshotID, error) {
 		c.held = nil
 	}
 	c.mu.Unlock()
-	return t.id, nil
+	return b.newHead.SnapshotID, nil
 }
 
 // Rollback abandons an explicit transaction (safe after Commit).

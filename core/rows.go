@@ -13,6 +13,7 @@ package core
 // these calls.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -81,6 +82,10 @@ func (c *Catalog) BeginRows(ctx context.Context, expect Head) (*Transaction, err
 	t.rows = &rowsState{genesis: true}
 	return t, nil
 }
+
+// Landed is the head a committed transaction landed (its snapshot and batch
+// counter); the zero Head before Commit succeeds.
+func (t *Transaction) Landed() Head { return t.next.head }
 
 func (t *Transaction) checkRows(what string) error {
 	if t.rows == nil {
@@ -643,7 +648,18 @@ func (t *Transaction) PutSchemaVersion(sv SchemaVersion) error {
 		return err
 	}
 	t.put(keys.SchemaVersion(uint64(sv.TableID), uint64(sv.BeginSnapshot)), encodeSchemaVersion(sv.SchemaVersion))
+	t.dropSchemaVersion(sv.TableID, sv.BeginSnapshot)
+	t.next.schemaVersions = append(t.next.schemaVersions, sv)
+	slices.SortFunc(t.next.schemaVersions, func(a, b SchemaVersion) int {
+		return cmp.Or(cmp.Compare(a.BeginSnapshot, b.BeginSnapshot), cmp.Compare(a.TableID, b.TableID))
+	})
 	return nil
+}
+
+func (t *Transaction) dropSchemaVersion(table TableID, begin SnapshotID) {
+	t.next.schemaVersions = slices.DeleteFunc(slices.Clone(t.next.schemaVersions), func(s SchemaVersion) bool {
+		return s.TableID == table && s.BeginSnapshot == begin
+	})
 }
 
 // DeleteSchemaVersion removes a ducklake_schema_versions row.
@@ -652,6 +668,7 @@ func (t *Transaction) DeleteSchemaVersion(table TableID, begin SnapshotID) error
 		return err
 	}
 	t.del(keys.SchemaVersion(uint64(table), uint64(begin)))
+	t.dropSchemaVersion(table, begin)
 	return nil
 }
 
@@ -700,10 +717,28 @@ func (t *Transaction) PutInlinedRow(table TableID, schemaVersion uint64, r Inlin
 	t.put(keys.InlineLiveInsert(uint64(table), schemaVersion, uint64(r.Begin), r.RowID), encodeInlineChunk(c))
 	if r.End != nil {
 		t.put(keys.InlineLiveDelete(uint64(table), r.RowID), encodeInlineDelete(*r.End))
+		c.rows[0].End = ptrTo(*r.End)
 	} else {
 		t.del(keys.InlineLiveDelete(uint64(table), r.RowID))
 	}
+	t.setInlinedChunk(table, schemaVersion, r.Begin, r.RowID, c)
 	return nil
+}
+
+// setInlinedChunk replaces (c nil: removes) a one-row chunk in t.next.
+func (t *Transaction) setInlinedChunk(table TableID, schemaVersion uint64, begin SnapshotID, rowID uint64, c *chunkState) {
+	chunks := slices.DeleteFunc(slices.Clone(t.next.inlined[table]), func(x *chunkState) bool {
+		return x.schemaVersion == schemaVersion && x.begin == begin && x.seq == rowID
+	})
+	if c != nil {
+		chunks = append(chunks, c)
+		slices.SortFunc(chunks, func(a, b *chunkState) int { return cmp.Or(cmp.Compare(a.begin, b.begin), cmp.Compare(a.seq, b.seq)) })
+	}
+	if len(chunks) == 0 {
+		delete(t.next.inlined, table)
+	} else {
+		t.next.inlined[table] = chunks
+	}
 }
 
 // DeleteInlinedRow removes one inlined row (DuckLake empties an
@@ -714,12 +749,14 @@ func (t *Transaction) DeleteInlinedRow(table TableID, schemaVersion uint64, rowI
 	}
 	t.del(keys.InlineLiveInsert(uint64(table), schemaVersion, uint64(begin), rowID))
 	t.del(keys.InlineLiveDelete(uint64(table), rowID))
+	t.setInlinedChunk(table, schemaVersion, begin, rowID, nil)
 	return nil
 }
 
 // finishRows stages the snapshot record (as given), the genesis records of
 // a new lake, and the name-directory slots; it returns the head the batch
-// lands.
+// lands. Every Put and Delete keeps t.next as load would read the store
+// back, so the landed state stays the cached head.
 func (t *Transaction) finishRows() Head {
 	newHead := Head{SnapshotID: t.base.snap.ID, BatchSeq: t.head.BatchSeq + 1}
 	if t.rows.genesis {

@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -390,4 +391,124 @@ func TestRowsInlinedRowsAsGiven(t *testing.T) {
 	if r1.RowID != 1 || r1.End == nil || *r1.End != 2 {
 		t.Fatalf("row 1 %+v", r1)
 	}
+}
+
+// view is everything a CatalogSnapshot serves, for comparing two.
+type view struct {
+	Snap                      core.Snapshot
+	Head                      core.Head
+	Schemas                   []core.Schema
+	Tables                    []core.Table
+	Views                     []core.View
+	Columns                   [][]core.Column
+	DataFiles, DeleteFilesLen []int
+	Files                     [][]core.DataFile
+	Deletes                   [][]core.DeleteFile
+	Stats                     []core.TableStats
+	ColStats                  [][]core.TableColumnStats
+	FileStats                 [][]core.FileColumnStats
+	Partitions                []core.Partition
+	Inlined                   [][]core.InlinedRows
+	Mappings                  []core.Mapping
+	Tags                      [][]core.TagEntry
+	Options                   []core.Options
+	Gc                        []core.GcFile
+	SchemaVersions            []core.SchemaVersion
+}
+
+func viewOf(s *core.CatalogSnapshot) view {
+	v := view{Snap: s.Snapshot(), Head: s.Head(), Schemas: s.Schemas(), Tables: s.AllTables(), Views: s.AllViews(),
+		Mappings: s.Mappings(), Options: s.AllOptions(), Gc: s.GcFiles(), SchemaVersions: s.SchemaVersions()}
+	for _, sc := range v.Schemas {
+		v.Tags = append(v.Tags, s.Tags(uint64(sc.ID)))
+	}
+	for _, tb := range v.Tables {
+		v.Columns = append(v.Columns, s.Columns(tb.ID))
+		files := s.DataFiles(tb.ID)
+		v.Files = append(v.Files, files)
+		for _, f := range files {
+			v.FileStats = append(v.FileStats, s.FileColumnStats(f.ID))
+		}
+		v.Deletes = append(v.Deletes, s.DeleteFiles(tb.ID))
+		if st, ok := s.TableStats(tb.ID); ok {
+			v.Stats = append(v.Stats, st)
+		}
+		v.ColStats = append(v.ColStats, s.TableColumnStats(tb.ID))
+		if p, ok := s.Partition(tb.ID); ok {
+			v.Partitions = append(v.Partitions, p)
+		}
+		v.Inlined = append(v.Inlined, s.InlinedRows(tb.ID))
+		v.Tags = append(v.Tags, s.Tags(uint64(tb.ID)))
+	}
+	return v
+}
+
+// The state a rows commit leaves cached is what the store holds: the next
+// commit can start from it without reading the store.
+func TestRowsKeepTheCachedHeadTrue(t *testing.T) {
+	c, store := emptyStore(t)
+	if _, err := rowsCommit(t, c, duckLakeGenesis); err != nil {
+		t.Fatal(err)
+	}
+	stages := []func(tx *core.Transaction) error{
+		func(tx *core.Transaction) error {
+			return errs(tx.PutSnapshot(core.Snapshot{ID: 1, NextCatalogID: 3, NextFileID: 1, SchemaVersion: 1, ChangesMade: `created_table:"main"."t"`}),
+				tx.PutTable(core.Table{ID: 1, Versioned: core.Versioned{Begin: 1}, Name: "t", Path: "t/"}),
+				tx.PutColumn(core.Column{TableID: 1, ID: 1, Versioned: core.Versioned{Begin: 1}, Name: "a", Type: "int64", NullsAllowed: true,
+					Tags: []core.TagEntry{{Versioned: core.Versioned{Begin: 1}, Key: "k", Value: "v"}}}),
+				tx.PutDataFile(core.DataFile{TableID: 1, ID: 0, Versioned: core.Versioned{Begin: 1}, Path: "f.parquet", Format: "parquet", RecordCount: 2}),
+				tx.PutFileColumnStats(core.FileColumnStats{TableID: 1, DataFileID: 0, ColumnID: 1, MinValue: ptr("1")}),
+				tx.PutTableStats(core.TableStats{TableID: 1, RecordCount: 2, NextRowID: 2}),
+				tx.PutTableColumnStats(core.TableColumnStats{TableID: 1, ColumnID: 1, MaxValue: ptr("2")}),
+				tx.PutPartition(core.Partition{TableID: 1, ID: 2, Versioned: core.Versioned{Begin: 1}, Columns: []core.PartitionColumn{{ColumnID: 1, Transform: "identity"}}}),
+				tx.PutTags(core.Tags{ObjectID: 1, Entries: []core.TagEntry{{Versioned: core.Versioned{Begin: 1}, Key: "owner", Value: "ann"}}}),
+				tx.PutMapping(core.Mapping{TableID: 1, ID: 3, Type: "map_by_name", Names: []core.NameMapping{{ColumnID: 1, SourceName: "a"}}}),
+				tx.PutSchemaVersion(core.SchemaVersion{BeginSnapshot: 1, SchemaVersion: 1}),
+				tx.PutInlinedRow(1, 1, core.InlinedRow{RowID: 2, Versioned: core.Versioned{Begin: 1}, Values: []core.Value{{Int: ptr(int64(5))}}}))
+		},
+		func(tx *core.Transaction) error {
+			return errs(tx.PutSnapshot(core.Snapshot{ID: 2, NextCatalogID: 3, NextFileID: 2, SchemaVersion: 1, ChangesMade: "deleted_from_table:1"}),
+				tx.PutDeleteFile(core.DeleteFile{TableID: 1, ID: 1, Versioned: core.Versioned{Begin: 2}, DataFileID: 0, Path: "d.parquet", Format: "parquet", DeleteCount: 1}),
+				tx.PutInlinedRow(1, 1, core.InlinedRow{RowID: 2, Versioned: core.Versioned{Begin: 1, End: ptr(core.SnapshotID(2))}, Values: []core.Value{{Int: ptr(int64(5))}}}),
+				tx.PutGcFile(core.GcFile{DataFileID: 9, Path: "old.parquet", ScheduleStart: t0}),
+				tx.PutOptions(core.Options{Scope: core.ScopeTable, ScopeID: 1, Values: map[string]string{"x": "y"}}))
+		},
+		func(tx *core.Transaction) error {
+			return errs(tx.DeleteInlinedRow(1, 1, 2, 1), tx.DeleteGcFile(9), tx.DeleteSchemaVersion(0, 1),
+				tx.PutDataFile(core.DataFile{TableID: 1, ID: 0, Versioned: core.Versioned{Begin: 1, End: ptr(core.SnapshotID(2))}, Path: "f.parquet", Format: "parquet", RecordCount: 2}))
+		},
+	}
+	for i, stage := range stages {
+		if _, err := c.Snapshot(bg); err != nil { // the head is cached
+			t.Fatal(err)
+		}
+		if _, err := rowsCommit(t, c, stage); err != nil {
+			t.Fatalf("commit %d: %v", i, err)
+		}
+		held, err := c.Snapshot(bg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ro, err := core.OpenReadOnly(bg, store, core.CatalogOptions{FollowLatest: true, ReaderPollInterval: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := ro.Snapshot(bg)
+		ro.Close(bg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := viewOf(held), viewOf(fresh); !reflect.DeepEqual(a, b) {
+			t.Fatalf("after commit %d the cached head differs from the store:\n cached %+v\n store  %+v", i, a, b)
+		}
+	}
+}
+
+func errs(es ...error) error {
+	for _, e := range es {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
 }

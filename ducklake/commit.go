@@ -36,24 +36,52 @@ type Committer interface {
 }
 
 // Commit lands a transaction's changes as one core commit prepared against
-// the head its view was pinned at. A head that moved since is
-// core.CommitConflict (its message contains "conflict", which DuckLake
-// retries on). Changes that write nothing commit nothing. On an error
-// nothing is written.
-func Commit(ctx context.Context, cat Committer, c *Changes) error {
-	if c == nil || c.Empty() {
-		return nil
+// the head its view was pinned at, and returns the view the commit leaves:
+// the pinned view with the changes applied, at the landed head (what a
+// fresh read of the catalog serves, so it can be served without one). A
+// head that moved since is core.CommitConflict (its message contains
+// "conflict", which DuckLake retries on). Changes that write nothing commit
+// nothing and return the pinned view. On an error nothing is written.
+func Commit(ctx context.Context, cat Committer, c *Changes) (*View, error) {
+	if c == nil {
+		return nil, nil
+	}
+	if c.Empty() {
+		return c.View(), nil
 	}
 	tx, err := cat.BeginRows(ctx, c.View().Head())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer tx.Rollback()
 	if err := stage(tx, c); err != nil {
-		return err
+		return nil, err
 	}
-	_, err = tx.Commit(ctx)
-	return err
+	if _, err := tx.Commit(ctx); err != nil {
+		return nil, err
+	}
+	return c.committed(tx.Landed())
+}
+
+// committed is the view the changes leave at head: every table the
+// transaction saw, with the rows it saw.
+func (c *Changes) committed(head core.Head) (*View, error) {
+	v := &View{head: head, hasLake: true, byName: map[string]*Table{}, rows: map[*Table][][]any{}}
+	for _, t := range c.Tables() {
+		set, err := c.Rows(t)
+		if err != nil {
+			return nil, err
+		}
+		rows := make([][]any, 0, set.Len())
+		for i := 0; i < set.Len(); i++ {
+			_, cells := set.Row(i)
+			rows = append(rows, cells)
+		}
+		v.tables = append(v.tables, t)
+		v.byName[strings.ToLower(t.Name)] = t
+		v.rows[t] = rows
+	}
+	return v, nil
 }
 
 // side is one end of the comparison: the pinned head or the transaction's

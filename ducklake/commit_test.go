@@ -87,11 +87,20 @@ func txRows(t *testing.T, c *Changes) func(*Table) [][]any {
 func commitAndCompare(t *testing.T, cat *core.Catalog, c *Changes) {
 	t.Helper()
 	want := tableTexts(t, c.Tables(), txRows(t, c))
-	if err := Commit(bg, cat, c); err != nil {
+	left, err := Commit(bg, cat, c)
+	if err != nil {
 		t.Fatalf("Commit: %v", err)
 	}
 	got := pin(t, cat)
 	have := tableTexts(t, got.Tables(), txRows(t, got))
+	// The view the commit leaves is what a fresh read serves, at its head.
+	cached := NewChanges(left)
+	if h, _ := cat.Head(bg); left.Head() != h {
+		t.Fatalf("the committed view is at %+v, the catalog at %+v", left.Head(), h)
+	}
+	if kept := tableTexts(t, cached.Tables(), txRows(t, cached)); !reflect.DeepEqual(kept, have) {
+		t.Fatalf("the committed view differs from a fresh read:\n kept %q\n read %q", kept, have)
+	}
 	if !reflect.DeepEqual(want, have) {
 		for name := range want {
 			if !reflect.DeepEqual(want[name], have[name]) {
@@ -265,15 +274,17 @@ func TestCommitOnAMovedHeadIsAConflict(t *testing.T) {
 	cat := lakeStore(t)
 	c := pin(t, cat)
 	duckLakeAttach(t, c)
-	noErr(t, Commit(bg, cat, c))
+	_, err := Commit(bg, cat, c)
+	noErr(t, err)
 
 	first, second := pin(t, cat), pin(t, cat)
 	for _, c := range []*Changes{first, second} {
 		noErr(t, c.Insert("ducklake_snapshot", [][]any{{int64(1), when, int64(0), int64(1), int64(0)}}))
 		noErr(t, c.Insert("ducklake_snapshot_changes", [][]any{{int64(1), "", nil, nil, nil}}))
 	}
-	noErr(t, Commit(bg, cat, first))
-	err := Commit(bg, cat, second)
+	_, err = Commit(bg, cat, first)
+	noErr(t, err)
+	_, err = Commit(bg, cat, second)
 	if core.KindOf(err) != core.CommitConflict || !strings.Contains(err.Error(), "conflict") {
 		t.Fatalf("the second commit on snapshot 0: %v", err)
 	}
@@ -283,7 +294,7 @@ func TestCommitOnAMovedHeadIsAConflict(t *testing.T) {
 		t.Fatalf("%d snapshots after a refused commit", len(d.Snapshots))
 	}
 	// A read-only transaction commits nothing and is no conflict.
-	if err := Commit(bg, cat, NewChanges(second.View())); err != nil {
+	if _, err := Commit(bg, cat, NewChanges(second.View())); err != nil {
 		t.Fatalf("an empty change set: %v", err)
 	}
 }

@@ -446,7 +446,8 @@ func propertyRun(t *testing.T, seed uint64) {
 	cat := lakeStore(t)
 	c := pin(t, cat)
 	duckLakeAttach(t, c)
-	noErr(t, Commit(bg, cat, c))
+	_, err = Commit(bg, cat, c)
+	noErr(t, err)
 	for _, tb := range MetadataTables() {
 		_, err := db.Exec(ddl(tb))
 		noErr(t, err)
@@ -480,17 +481,24 @@ func propertyRun(t *testing.T, seed uint64) {
 				t.Fatalf("reference: %s: %v", o.sql(), err)
 			}
 		}
-		if err := Commit(bg, cat, c); err != nil {
+		left, err := Commit(bg, cat, c)
+		if err != nil {
 			t.Fatalf("transaction %d: %v", i, err)
 		}
 		d, err := cat.Dump(bg)
 		noErr(t, err)
 		v, err := NewView(d)
 		noErr(t, err)
+		if len(left.Tables()) != len(v.Tables()) {
+			t.Fatalf("after transaction %d the committed view has %d tables, a fresh one %d", i, len(left.Tables()), len(v.Tables()))
+		}
 		for _, tb := range v.Tables() {
 			want, got := referenceRows(t, db, tb), servedRows(t, v, tb)
 			if strings.Join(want, "\n") != strings.Join(got, "\n") {
 				t.Fatalf("after transaction %d, %s:\n DuckDB holds %q\n moraine serves %q", i, tb.Name, want, got)
+			}
+			if kept := servedRows(t, left, left.Lookup(tb.Name)); strings.Join(kept, "\n") != strings.Join(got, "\n") {
+				t.Fatalf("after transaction %d, %s: the committed view keeps %q, a fresh read serves %q", i, tb.Name, kept, got)
 			}
 		}
 		if h := d.Head; h.SnapshotID != core.SnapshotID(g.snap) {

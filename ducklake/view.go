@@ -15,9 +15,11 @@ import (
 // scan of a View returns the same rows in the same order (a row's index is
 // its rowid). Safe for concurrent use.
 type View struct {
-	dump   *core.Dump
-	tables []*Table
-	byName map[string]*Table
+	dump    *core.Dump
+	head    core.Head
+	hasLake bool
+	tables  []*Table
+	byName  map[string]*Table
 
 	mu   sync.Mutex
 	rows map[*Table][][]any
@@ -31,6 +33,7 @@ func NewView(d *core.Dump) (*View, error) {
 	if d == nil {
 		return v, nil
 	}
+	v.head, v.hasLake = d.Head, true
 	v.tables = append(v.tables, metadataTables...)
 	// DuckLake's inlined-data tables as it created them; a lake the Go API
 	// wrote has none, and its inlined rows follow the table's columns.
@@ -61,15 +64,10 @@ func NewView(d *core.Dump) (*View, error) {
 }
 
 // HasLake reports whether the store holds a lake.
-func (v *View) HasLake() bool { return v.dump != nil }
+func (v *View) HasLake() bool { return v.hasLake }
 
 // Head is the head stamp the view was read at (zero without a lake).
-func (v *View) Head() core.Head {
-	if v.dump == nil {
-		return core.Head{}
-	}
-	return v.dump.Head
-}
+func (v *View) Head() core.Head { return v.head }
 
 // Tables lists the tables: the 22 metadata tables in creation order, then
 // the inlined-data tables by table id and schema version.

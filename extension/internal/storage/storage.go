@@ -75,14 +75,23 @@ func (l *Lake) current(ctx context.Context) (*ducklake.View, error) {
 	if v, err = ducklake.NewView(d); err != nil {
 		return nil, err
 	}
+	l.keep(v)
+	return v, nil
+}
+
+// keep caches v as the lake's latest view unless a newer one is cached: a
+// slower materialization of an older head must not replace a newer one. A
+// commit keeps the view it leaves, so the committer's next transaction
+// reads its own commit without reading the store.
+func (l *Lake) keep(v *ducklake.View) {
+	if v == nil || !v.HasLake() {
+		return
+	}
 	l.mu.Lock()
-	// Keep the newest: a slower materialization of an older head must not
-	// replace a newer one.
+	defer l.mu.Unlock()
 	if l.view == nil || l.view.Head().BatchSeq <= v.Head().BatchSeq {
 		l.view = v
 	}
-	l.mu.Unlock()
-	return v, nil
 }
 
 // Txn is one DuckDB transaction's pinned view of the lake and its own
@@ -173,5 +182,10 @@ func (t *Txn) Commit(ctx context.Context) error {
 	}
 	t.committed = true
 	t.mu.Unlock()
-	return ducklake.Commit(ctx, t.lake.cat, t.changes)
+	v, err := ducklake.Commit(ctx, t.lake.cat, t.changes)
+	if err != nil {
+		return err
+	}
+	t.lake.keep(v)
+	return nil
 }

@@ -286,3 +286,22 @@ func TestS3CredentialsFromTheAWSEnvironment(t *testing.T) {
 		t.Fatalf("the error shows the secret: %s", r.Error)
 	}
 }
+
+// moraine inspect reads a lake DuckLake wrote: its tables and snapshots.
+func TestInspectReadsALakeDuckLakeWrote(t *testing.T) {
+	dir := t.TempDir()
+	lake := filepath.Join(dir, "lake")
+	d := startDuck(t)
+	d.ok("", "LOAD "+sqlString(filepath.Join(repoRoot(), "..", "shared", "ducklake", "ducklake.duckdb_extension")))
+	d.ok("", "ATTACH "+sqlString("ducklake:moraine:"+lake)+" AS dl (DATA_PATH "+sqlString(filepath.Join(dir, "data")+"/")+")")
+	d.ok("", "CREATE SCHEMA dl.sales")
+	d.ok("", "CREATE TABLE dl.sales.orders (id INTEGER, amount DECIMAL(10,2))")
+	d.ok("", "INSERT INTO dl.sales.orders SELECT i, i * 1.5 FROM range(100) r(i)")
+	d.ok("", "DETACH dl")
+	out := moraine(t, "inspect", lake)
+	for _, want := range []string{"sales.orders", "id int32, amount decimal(10,2)", `created_table:"sales"."orders"`, "inserted_into_table:", "head      snapshot 3"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("moraine inspect shows no %q:\n%s", want, out)
+		}
+	}
+}

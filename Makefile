@@ -151,7 +151,8 @@ sqllogictest-v1.4.4: duckdb-source
 	cd test/duckdb14 && $(SLT14_CXXFLAGS) $(GO) build -ldflags "-X main.repoRoot=$(CURDIR)" -o $(SLT14) ./cmd/sqllogictest
 
 # build/duckdb-shell-v1.4.4: a DuckDB v1.4.4 process Go tests drive over a
-# pipe (test/storage).
+# pipe (test/storage); with --sql, a plain DuckDB v1.4.4 running a SQL
+# script from stdin (the README's DuckLake example).
 duckdb-shell-v1.4.4:
 	cd test/duckdb14 && $(GO) build -o $(BUILD_DIR)/duckdb-shell-v1.4.4 ./cmd/duckdb-shell
 

@@ -232,19 +232,50 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
+// twoTables is an entity kept in two tables under one key: rows of a parent
+// table (ducklake_data_file) and the rows of a child table that belong to
+// them (ducklake_file_partition_value).
+type twoTables struct {
+	parent, child string
+	noun          string // what the key names, for errors: "data file"
+	key           keyFunc
+	keys          map[string]bool // the keys the transaction touched in either table
+}
+
+// twoTables returns the entity's touched keys, nil when the transaction
+// touched neither table.
+func (s *stager) twoTables(parent, child, noun string, key keyFunc) *twoTables {
+	t := &twoTables{parent: parent, child: child, noun: noun, key: key, keys: map[string]bool{}}
+	s.touched(parent, key, t.keys)
+	s.touched(child, key, t.keys)
+	if len(t.keys) == 0 {
+		return nil
+	}
+	return t
+}
+
+// read returns the touched keys' parent rows and child rows on one side; a
+// child row whose key has no parent row fails the commit.
+func (s *stager) read(t *twoTables, at side) (parents, children map[string][]row) {
+	parents = s.grouped(t.parent, at, t.key, t.keys)
+	children = s.grouped(t.child, at, t.key, t.keys)
+	for k := range children {
+		if parents[k] == nil {
+			s.fail(unsupported("%s holds rows of %s %s, which has no %s row", t.child, t.noun, k, t.parent))
+		}
+	}
+	return parents, children
+}
+
 // ---- snapshots ----
 
 func (s *stager) snapshots() {
-	key := keyOf("snapshot_id")
-	keys := map[string]bool{}
-	s.touched("ducklake_snapshot", key, keys)
-	s.touched("ducklake_snapshot_changes", key, keys)
-	if len(keys) == 0 {
+	tt := s.twoTables("ducklake_snapshot", "ducklake_snapshot_changes", "snapshot", keyOf("snapshot_id"))
+	if tt == nil {
 		return
 	}
 	entity := func(at side) map[string]*core.Snapshot {
-		snaps := s.grouped("ducklake_snapshot", at, key, keys)
-		changes := s.grouped("ducklake_snapshot_changes", at, key, keys)
+		snaps, changes := s.read(tt, at)
 		out := map[string]*core.Snapshot{}
 		for k, rs := range snaps {
 			if len(rs) > 1 || len(changes[k]) > 1 {
@@ -258,15 +289,10 @@ func (s *stager) snapshots() {
 			snap := snapshotOf(rs[0], ch)
 			out[k] = &snap
 		}
-		for k := range changes {
-			if snaps[k] == nil {
-				s.fail(unsupported("ducklake_snapshot_changes holds a row for snapshot %s, which ducklake_snapshot does not", k))
-			}
-		}
 		return out
 	}
 	old, nu := entity(before), entity(after)
-	for _, k := range sortedKeys(keys) {
+	for _, k := range sortedKeys(tt.keys) {
 		o, n := old[k], nu[k]
 		switch {
 		case o == nil && n != nil:
@@ -402,16 +428,12 @@ func (s *stager) deleteFiles() {
 // columns: a column's versions with its tags, which the catalog keeps on
 // the column's newest version (rows.go serves them from there).
 func (s *stager) columns() {
-	key := keyOf("table_id", "column_id")
-	keys := map[string]bool{}
-	s.touched("ducklake_column", key, keys)
-	s.touched("ducklake_column_tag", key, keys)
-	if len(keys) == 0 {
+	tt := s.twoTables("ducklake_column", "ducklake_column_tag", "column", keyOf("table_id", "column_id"))
+	if tt == nil {
 		return
 	}
 	read := func(at side) map[string][]core.Column {
-		cols := s.grouped("ducklake_column", at, key, keys)
-		tags := s.grouped("ducklake_column_tag", at, key, keys)
+		cols, tags := s.read(tt, at)
 		out := map[string][]core.Column{}
 		for k, rs := range cols {
 			var vs []core.Column
@@ -429,11 +451,6 @@ func (s *stager) columns() {
 			}
 			out[k] = vs
 		}
-		for k := range tags {
-			if cols[k] == nil {
-				s.fail(unsupported("ducklake_column_tag holds tags of column %s, which has no ducklake_column row", k))
-			}
-		}
 		return out
 	}
 	stageVersions(s, versioned[core.Column]{
@@ -446,16 +463,12 @@ func (s *stager) columns() {
 
 // dataFiles: a data file with its partition values.
 func (s *stager) dataFiles() {
-	key := keyOf("data_file_id")
-	keys := map[string]bool{}
-	s.touched("ducklake_data_file", key, keys)
-	s.touched("ducklake_file_partition_value", key, keys)
-	if len(keys) == 0 {
+	tt := s.twoTables("ducklake_data_file", "ducklake_file_partition_value", "data file", keyOf("data_file_id"))
+	if tt == nil {
 		return
 	}
 	read := func(at side) map[string][]core.DataFile {
-		files := s.grouped("ducklake_data_file", at, key, keys)
-		values := s.grouped("ducklake_file_partition_value", at, key, keys)
+		files, values := s.read(tt, at)
 		out := map[string][]core.DataFile{}
 		for k, rs := range files {
 			for _, r := range rs {
@@ -464,11 +477,6 @@ func (s *stager) dataFiles() {
 					f.PartitionValues = append(f.PartitionValues, partitionValueOf(v))
 				}
 				out[k] = append(out[k], f)
-			}
-		}
-		for k := range values {
-			if files[k] == nil {
-				s.fail(unsupported("ducklake_file_partition_value holds values of data file %s, which has no ducklake_data_file row", k))
 			}
 		}
 		return out
@@ -483,25 +491,16 @@ func (s *stager) dataFiles() {
 
 // partitions: a partition with its columns.
 func (s *stager) partitions() {
-	key := keyOf("partition_id")
-	keys := map[string]bool{}
-	s.touched("ducklake_partition_info", key, keys)
-	s.touched("ducklake_partition_column", key, keys)
-	if len(keys) == 0 {
+	tt := s.twoTables("ducklake_partition_info", "ducklake_partition_column", "partition", keyOf("partition_id"))
+	if tt == nil {
 		return
 	}
 	read := func(at side) map[string][]core.Partition {
-		infos := s.grouped("ducklake_partition_info", at, key, keys)
-		cols := s.grouped("ducklake_partition_column", at, key, keys)
+		infos, cols := s.read(tt, at)
 		out := map[string][]core.Partition{}
 		for k, rs := range infos {
 			for _, r := range rs {
 				out[k] = append(out[k], partitionOf(r, cols[k]))
-			}
-		}
-		for k := range cols {
-			if infos[k] == nil {
-				s.fail(unsupported("ducklake_partition_column holds columns of partition %s, which has no ducklake_partition_info row", k))
 			}
 		}
 		return out
@@ -644,16 +643,12 @@ func (s *stager) options() {
 
 // mappings: a column mapping with its name mappings.
 func (s *stager) mappings() {
-	key := keyOf("mapping_id")
-	keys := map[string]bool{}
-	s.touched("ducklake_column_mapping", key, keys)
-	s.touched("ducklake_name_mapping", key, keys)
-	if len(keys) == 0 {
+	tt := s.twoTables("ducklake_column_mapping", "ducklake_name_mapping", "mapping", keyOf("mapping_id"))
+	if tt == nil {
 		return
 	}
 	read := func(at side) map[string]core.Mapping {
-		maps := s.grouped("ducklake_column_mapping", at, key, keys)
-		names := s.grouped("ducklake_name_mapping", at, key, keys)
+		maps, names := s.read(tt, at)
 		out := map[string]core.Mapping{}
 		for k, rs := range maps {
 			if len(rs) > 1 {
@@ -661,11 +656,6 @@ func (s *stager) mappings() {
 				continue
 			}
 			out[k] = mappingOf(rs[0], names[k])
-		}
-		for k := range names {
-			if maps[k] == nil {
-				s.fail(unsupported("ducklake_name_mapping holds names of mapping %s, which has no ducklake_column_mapping row", k))
-			}
 		}
 		return out
 	}

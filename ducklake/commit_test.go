@@ -305,3 +305,40 @@ func noErr(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// A child row (a partition value, a tag, a name mapping, snapshot changes)
+// whose key has no parent row is refused, naming both tables, and nothing
+// is committed.
+func TestCommitRefusesRowsWithoutTheirParent(t *testing.T) {
+	cat := lakeStore(t)
+	c := pin(t, cat)
+	duckLakeAttach(t, c)
+	_, err := Commit(bg, cat, c)
+	noErr(t, err)
+	for _, tc := range []struct {
+		table string
+		row   []any
+		want  string
+	}{
+		{"ducklake_file_partition_value", []any{int64(7), int64(1), int64(0), "x"}, "ducklake_file_partition_value holds rows of data file 7, which has no ducklake_data_file row"},
+		{"ducklake_column_tag", []any{int64(1), int64(3), int64(1), nil, "k", "v"}, "ducklake_column_tag holds rows of column 1/3, which has no ducklake_column row"},
+		{"ducklake_name_mapping", []any{int64(9), int64(1), "a", int64(1), nil, false}, "ducklake_name_mapping holds rows of mapping 9, which has no ducklake_column_mapping row"},
+		{"ducklake_snapshot_changes", []any{int64(1), "", nil, nil, nil}, "ducklake_snapshot_changes holds rows of snapshot 1, which has no ducklake_snapshot row"},
+	} {
+		c := pin(t, cat)
+		noErr(t, c.Insert("ducklake_snapshot", [][]any{{int64(1), when, int64(0), int64(1), int64(0)}}))
+		if tc.table != "ducklake_snapshot_changes" {
+			noErr(t, c.Insert("ducklake_snapshot_changes", [][]any{{int64(1), "", nil, nil, nil}}))
+		} else {
+			c = pin(t, cat) // the changes alone
+		}
+		noErr(t, c.Insert(tc.table, [][]any{tc.row}))
+		_, err := Commit(bg, cat, c)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s without its parent: %v, want an error containing %q", tc.table, err, tc.want)
+		}
+		if d, err := cat.Dump(bg); err != nil || len(d.Snapshots) != 1 {
+			t.Fatalf("after a refused commit: %v, %d snapshots", err, len(d.Snapshots))
+		}
+	}
+}

@@ -109,7 +109,7 @@ func moraine(t *testing.T, args ...string) string {
 
 // A DuckDB v1.4.4 process (build/duckdb-shell-v1.4.4).
 type duck struct {
-	t    *testing.T
+	t    testing.TB
 	cmd  *exec.Cmd
 	in   io.WriteCloser
 	out  *bufio.Scanner
@@ -124,7 +124,7 @@ type result struct {
 
 // startDuck starts a DuckDB process with the storage extension loaded;
 // env is added to its environment.
-func startDuck(t *testing.T, env ...string) *duck {
+func startDuck(t testing.TB, env ...string) *duck {
 	t.Helper()
 	cmd := exec.Command(shell(), "--setting", "extension_directory="+filepath.Join(t.TempDir(), "ext"))
 	cmd.Env = append(os.Environ(), env...)

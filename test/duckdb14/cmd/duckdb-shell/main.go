@@ -5,8 +5,16 @@
 // from its stdout. It links DuckDB v1.4.4 (duckdb-go v2.5.5, symbols
 // exported, so the CPP extension loads into it).
 //
-//	duckdb-shell [--database PATH] [--setting NAME=VALUE]...
+//	duckdb-shell [--database PATH] [--setting NAME=VALUE]... [--sql]
 //
+// With --sql it is a plain DuckDB v1.4.4 for scripts, where no DuckDB CLI
+// of that version is at hand: it reads a SQL script from stdin, runs its
+// statements in order on one connection and prints each result as the
+// DuckDB CLI's list mode does (a header line, then rows, values separated
+// by "|"); at the first error it prints the error and the statement to
+// stderr and exits 1.
+//
+// Without --sql it serves tests.
 // The database opens with allow_unsigned_extensions and
 // autoinstall_known_extensions=false (plus the settings given). Each
 // request is one line of JSON:
@@ -30,6 +38,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"strings"
@@ -59,14 +68,15 @@ func main() {
 	database := flag.String("database", "", "database file (default: in memory)")
 	var set settings
 	flag.Var(&set, "setting", "a DuckDB setting NAME=VALUE applied at open (repeatable)")
+	script := flag.Bool("sql", false, "run the SQL script on stdin and print the results")
 	flag.Parse()
-	if err := run(*database, set); err != nil {
+	if err := run(*database, set, *script); err != nil {
 		fmt.Fprintln(os.Stderr, "duckdb-shell:", err)
 		os.Exit(1)
 	}
 }
 
-func run(database string, set settings) error {
+func run(database string, set settings, script bool) error {
 	q := url.Values{}
 	q.Set("allow_unsigned_extensions", "true")
 	q.Set("autoinstall_known_extensions", "false")
@@ -83,6 +93,18 @@ func run(database string, set settings) error {
 	}
 	defer db.Close()
 	ctx := context.Background()
+	if script {
+		text, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return err
+		}
+		c, err := db.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		return runScript(ctx, c, string(text), os.Stdout)
+	}
 	conns := map[string]*sql.Conn{}
 	defer func() {
 		for _, c := range conns {

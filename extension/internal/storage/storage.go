@@ -25,6 +25,8 @@ import (
 	"fmt"
 	"sync"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/moraine-go/moraine/core"
 	"github.com/moraine-go/moraine/ducklake"
 )
@@ -40,7 +42,8 @@ type Catalog interface {
 
 // Lake is one attached lake as the storage extension serves it.
 type Lake struct {
-	cat Catalog
+	cat    Catalog
+	flight singleflight.Group // materializations under way, by head
 
 	mu   sync.Mutex
 	view *ducklake.View // the latest materialized head
@@ -53,7 +56,9 @@ func NewLake(cat Catalog) *Lake { return &Lake{cat: cat} }
 var empty, _ = ducklake.NewView(nil)
 
 // current returns the view at the catalog's head, materializing it only
-// when the head moved since the last one.
+// when the head moved since the last one. Concurrent callers that find the
+// same new head share one materialization (run with the first caller's
+// ctx).
 func (l *Lake) current(ctx context.Context) (*ducklake.View, error) {
 	if !l.cat.HasLake() {
 		return empty, nil
@@ -62,21 +67,41 @@ func (l *Lake) current(ctx context.Context) (*ducklake.View, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.mu.Lock()
-	v := l.view
-	l.mu.Unlock()
-	if v != nil && v.Head() == head {
+	if v := l.cached(head); v != nil {
 		return v, nil
 	}
-	d, err := l.cat.Dump(ctx)
+	key := fmt.Sprintf("%d/%d", head.SnapshotID, head.BatchSeq)
+	v, err, _ := l.flight.Do(key, func() (any, error) {
+		// A materialization of this head may have ended between the
+		// look-up above and this flight's start.
+		if v := l.cached(head); v != nil {
+			return v, nil
+		}
+		d, err := l.cat.Dump(ctx)
+		if err != nil {
+			return nil, err
+		}
+		v, err := ducklake.NewView(d)
+		if err != nil {
+			return nil, err
+		}
+		l.keep(v)
+		return v, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	if v, err = ducklake.NewView(d); err != nil {
-		return nil, err
+	return v.(*ducklake.View), nil
+}
+
+// cached is the cached view if it is at head, else nil.
+func (l *Lake) cached(head core.Head) *ducklake.View {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.view != nil && l.view.Head() == head {
+		return l.view
 	}
-	l.keep(v)
-	return v, nil
+	return nil
 }
 
 // keep caches v as the lake's latest view unless a newer one is cached: a
@@ -124,56 +149,58 @@ func (t *Txn) Changes() *ducklake.Changes { return t.changes }
 // those it created.
 func (t *Txn) Tables() []*ducklake.Table { return t.changes.Tables() }
 
-// writable refuses writes once the transaction committed (or tried to).
-func (t *Txn) writable(what string) error {
+// write runs do, a write to t.changes, unless the transaction committed
+// (or tried to). It holds t.mu throughout, and Commit takes t.mu to mark
+// the transaction committed before it reads the changes: a write that
+// returns OK is in the commit, a later one is refused.
+func (t *Txn) write(what string, do func() error) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.committed {
 		return &core.Error{Kind: core.InvalidArgument, Msg: fmt.Sprintf("%s: the transaction has committed", what)}
 	}
-	return nil
+	return do()
 }
 
 // Insert adds rows (every column, in the table's order) to the named
 // table; see ducklake.Changes.Insert.
 func (t *Txn) Insert(table string, rows [][]any) error {
-	if err := t.writable("INSERT into " + table); err != nil {
-		return err
-	}
-	return t.changes.Insert(table, rows)
+	return t.write("INSERT into "+table, func() error { return t.changes.Insert(table, rows) })
 }
 
 // Delete deletes rows by rowid and returns how many it deleted; see
 // ducklake.Changes.Delete.
 func (t *Txn) Delete(table string, rowids []int64) (int, error) {
-	if err := t.writable("DELETE from " + table); err != nil {
-		return 0, err
-	}
-	return t.changes.Delete(table, rowids)
+	var n int
+	err := t.write("DELETE from "+table, func() (err error) {
+		n, err = t.changes.Delete(table, rowids)
+		return err
+	})
+	return n, err
 }
 
 // Update sets columns cols of the rows with these rowids; see
 // ducklake.Changes.Update.
 func (t *Txn) Update(table string, rowids []int64, cols []int, rows [][]any) error {
-	if err := t.writable("UPDATE of " + table); err != nil {
-		return err
-	}
-	return t.changes.Update(table, rowids, cols, rows)
+	return t.write("UPDATE of "+table, func() error { return t.changes.Update(table, rowids, cols, rows) })
 }
 
 // CreateTable creates a table in the transaction; see
 // ducklake.Changes.CreateTable.
 func (t *Txn) CreateTable(def *ducklake.Table, ifNotExists bool) (bool, error) {
-	if err := t.writable("CREATE TABLE " + def.Name); err != nil {
-		return false, err
-	}
-	return t.changes.CreateTable(def, ifNotExists)
+	var created bool
+	err := t.write("CREATE TABLE "+def.Name, func() (err error) {
+		created, err = t.changes.CreateTable(def, ifNotExists)
+		return err
+	})
+	return created, err
 }
 
 // Commit hands the transaction's changes to ducklake.Commit: one core
 // commit prepared against the pinned head, or nothing for a transaction
 // that wrote nothing. It runs once: afterwards (whatever its outcome) the
-// transaction takes no more writes and no second Commit; end it.
+// transaction takes no more writes and no second Commit; end it. Writes
+// racing it either return OK and are in the commit, or are refused.
 func (t *Txn) Commit(ctx context.Context) error {
 	t.mu.Lock()
 	if t.committed {

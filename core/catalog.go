@@ -176,7 +176,8 @@ func (c *Catalog) bootstrap(ctx context.Context) error {
 	if c.opts.DataPath != "" {
 		global.Values["data_path"] = c.opts.DataPath
 	}
-	txn.Put(keys.Format(), encodeFormat(&formatRecord{Format: FormatCurrent, WriterVersion: WriterVersion}))
+	f := currentFormat()
+	txn.Put(keys.Format(), encodeFormat(&f))
 	txn.Put(keys.Snapshot(0), encodeSnapshot(snap))
 	txn.Put(keys.CurrentSchema(0), encodeSchema(main))
 	txn.Put(keys.NameDir(keys.NameSchema, 0, "main"), encodeNameDir([]nameDirEntry{{Name: "main", ID: 0}}))
@@ -291,6 +292,11 @@ func (c *Catalog) Head(ctx context.Context) (Head, error) {
 func (c *Catalog) checkOpen() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.openErr()
+}
+
+// openErr is checkOpen's test, for a caller that holds c.mu.
+func (c *Catalog) openErr() error {
 	if c.closed {
 		return errorf(InvalidArgument, "the catalog handle is closed")
 	}

@@ -43,13 +43,10 @@ func (c *Catalog) Commit(ctx context.Context, fn func(*Transaction) error) (Snap
 		return 0, errorf(InvalidArgument, "the catalog was opened read-only; open it read-write to commit")
 	}
 	req := &commitReq{fn: fn, done: make(chan commitResult, 1)}
-	if err := c.checkOpen(); err != nil {
-		return 0, err
-	}
 	c.mu.Lock()
-	if c.closed {
+	if err := c.openErr(); err != nil {
 		c.mu.Unlock()
-		return 0, errorf(InvalidArgument, "the catalog handle is closed")
+		return 0, err
 	}
 	c.queue = append(c.queue, req)
 	if !c.leading {
@@ -442,14 +439,16 @@ func (t *Transaction) Commit(ctx context.Context) (SnapshotID, error) {
 	if c.format.Format != t.format && !genesis {
 		return 0, errorf(CommitConflict, "the catalog's format was raised from %d to %d since this transaction began, so it staged the wrong index entries; begin again", t.format, c.format.Format)
 	}
-	newHead := Head{SnapshotID: t.id, BatchSeq: t.head.BatchSeq + 1}
-	if genesis && t.rows.snapshot == nil {
-		return 0, errorf(InvalidArgument, "a commit that creates the lake must stage its snapshot 0")
-	}
+	var newHead Head
 	if t.rows != nil {
-		newHead = t.finishRows()
+		h, err := t.finishRows()
+		if err != nil {
+			return 0, err
+		}
+		newHead = h
 	} else {
 		t.finish()
+		newHead = Head{SnapshotID: t.id, BatchSeq: t.head.BatchSeq + 1}
 	}
 	b := &preparedBatch{prepared: t.head, newHead: newHead,
 		writes: batchWrites([]*Transaction{t}), changes: unionChanges([]*Transaction{t})}
@@ -472,7 +471,7 @@ func (t *Transaction) Commit(ctx context.Context) (SnapshotID, error) {
 		t.next.head = newHead
 		c.mu.Lock()
 		c.empty = false
-		c.format = formatRecord{Format: FormatCurrent, WriterVersion: WriterVersion}
+		c.format = currentFormat()
 		c.held = nil
 		c.mu.Unlock()
 		return newHead.SnapshotID, nil

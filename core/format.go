@@ -70,6 +70,11 @@ func (f *formatRecord) originText() string {
 func hasNameDirectory(format uint64) bool { return format >= FormatNameDirectory }
 func hasDeleteTargets(format uint64) bool { return format >= FormatDeleteTargets }
 
+// currentFormat is the format record of a lake this build creates.
+func currentFormat() formatRecord {
+	return formatRecord{Format: FormatCurrent, WriterVersion: WriterVersion}
+}
+
 // commitLogLibrary names what a log-resident catalog needs, for messages.
 const commitLogLibrary = "the moraine commit-log library (a commit-log provider registered by the build that links it)"
 

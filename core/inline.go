@@ -21,6 +21,13 @@ type chunkState struct {
 	archivedAt    *SnapshotID // set when a flush ended the chunk
 }
 
+// compareChunks orders one table's chunks as views keep them: by begin
+// snapshot, then sequence (then schema version, which never ties in
+// practice but makes the order total).
+func compareChunks(a, b *chunkState) int {
+	return cmp.Or(cmp.Compare(a.begin, b.begin), cmp.Compare(a.seq, b.seq), cmp.Compare(a.schemaVersion, b.schemaVersion))
+}
+
 // InlineInsert stores rows directly in the catalog (DuckLake data
 // inlining). Each row holds one value per top-level column, in column
 // order. It returns the first row id assigned; the rows take consecutive

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/moraine-go/moraine/core/keys"
@@ -238,13 +239,7 @@ func load(ctx context.Context, kv kvReader, at *SnapshotID) (*CatalogSnapshot, e
 			return nil, err
 		}
 	}
-	// Stats of tables not live at the target do not belong to this view.
-	for id := range s.tableStats {
-		if _, ok := s.tables[id]; !ok {
-			delete(s.tableStats, id)
-			delete(s.colStats, id)
-		}
-	}
+	s.dropStatsOfAbsentTables()
 	if err := loadInlined(ctx, kv, s, target, at != nil); err != nil {
 		return nil, err
 	}
@@ -358,13 +353,7 @@ func loadInlined(ctx context.Context, kv kvReader, s *CatalogSnapshot, target Sn
 		}
 		list = append(list, c)
 	}
-	sort.Slice(list, func(i, j int) bool {
-		a, b := list[i], list[j]
-		if a.begin != b.begin {
-			return a.begin < b.begin
-		}
-		return a.seq < b.seq
-	})
+	slices.SortFunc(list, compareChunks)
 	for _, c := range list {
 		s.inlined[c.table] = append(s.inlined[c.table], c)
 	}

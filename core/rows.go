@@ -27,9 +27,9 @@ import (
 type rowsState struct {
 	genesis  bool      // the store held no lake: this commit creates it
 	snapshot *Snapshot // the snapshot this commit mints, if any
-	// deleteTargets lists the data files delete files written by this
-	// commit target (for conflict classification).
-	deleteTargets []DataFileID
+	// ownedInlined marks the tables whose t.next.inlined slice this
+	// transaction already copied from the base (and may modify in place).
+	ownedInlined map[TableID]bool
 }
 
 // BeginRows starts a transaction that stages DuckLake's rows as given,
@@ -39,16 +39,11 @@ type rowsState struct {
 // opened with LeaveEmpty that holds no lake yet, the transaction creates
 // the lake: its snapshot must be snapshot 0 (expect is the zero Head).
 func (c *Catalog) BeginRows(ctx context.Context, expect Head) (*Transaction, error) {
-	if c.readOnly {
-		return nil, errorf(InvalidArgument, "the catalog was opened read-only; open it read-write to commit")
-	}
 	c.mu.Lock()
 	closed, empty := c.closed, c.empty
 	c.mu.Unlock()
-	if closed {
-		return nil, errorf(InvalidArgument, "the catalog handle is closed")
-	}
 	if !empty {
+		// Begin refuses a read-only or closed handle.
 		t, err := c.Begin(ctx)
 		if err != nil {
 			return nil, err
@@ -60,6 +55,10 @@ func (c *Catalog) BeginRows(ctx context.Context, expect Head) (*Transaction, err
 		}
 		t.rows = &rowsState{}
 		return t, nil
+	}
+	// Only a read-write open is ever empty.
+	if closed {
+		return nil, errorf(InvalidArgument, "the catalog handle is closed")
 	}
 	if expect != (Head{}) {
 		return nil, errorf(CommitConflict, "conflict: this transaction read snapshot %d, but the store holds no lake", expect.SnapshotID)
@@ -83,8 +82,10 @@ func (c *Catalog) BeginRows(ctx context.Context, expect Head) (*Transaction, err
 	return t, nil
 }
 
-// Landed is the head a committed transaction landed (its snapshot and batch
-// counter); the zero Head before Commit succeeds.
+// Landed is the head of the transaction's view: once Commit succeeds, the
+// head it landed (its snapshot and batch counter); before that (or after a
+// failed Commit), the head the transaction began from — the zero Head for
+// a transaction that creates the lake.
 func (t *Transaction) Landed() Head { return t.next.head }
 
 func (t *Transaction) checkRows(what string) error {
@@ -92,14 +93,6 @@ func (t *Transaction) checkRows(what string) error {
 		return errorf(InvalidArgument, "%s is for transactions from Catalog.BeginRows", what)
 	}
 	return nil
-}
-
-// nextID is the snapshot this transaction would mint.
-func (t *Transaction) nextID() SnapshotID {
-	if t.rows != nil && t.rows.genesis {
-		return 0
-	}
-	return t.base.snap.ID + 1
 }
 
 // ---- snapshots ----
@@ -115,8 +108,8 @@ func (t *Transaction) PutSnapshot(s Snapshot) error {
 	if t.rows.snapshot != nil {
 		return errorf(InvalidArgument, "a commit mints one snapshot; got snapshot %d and %d", t.rows.snapshot.ID, s.ID)
 	}
-	if want := t.nextID(); s.ID != want {
-		return errorf(CommitConflict, "conflict: snapshot %d does not follow the head (the next snapshot is %d); read the lake again and retry", s.ID, want)
+	if s.ID != t.id {
+		return errorf(CommitConflict, "conflict: snapshot %d does not follow the head (the next snapshot is %d); read the lake again and retry", s.ID, t.id)
 	}
 	if !t.rows.genesis {
 		b := t.base.snap
@@ -140,8 +133,6 @@ func (t *Transaction) PutSnapshot(s Snapshot) error {
 	}
 	s.SchemaChangedTables, s.DeletedDataFiles = nil, nil
 	t.changes = chs
-	t.id = s.ID
-	t.nextCatalogID, t.nextFileID, t.schemaVersion = s.NextCatalogID, s.NextFileID, s.SchemaVersion
 	t.rows.snapshot = &s
 	return nil
 }
@@ -172,26 +163,26 @@ type live[E any] struct {
 // putVersion stages one version of an entity as given: a live version
 // (End nil) becomes the entity's current one, an ended version its history
 // record at End; ending the live version (the same Begin) removes it from
-// current.
+// current. what names the entity in errors (called only on one).
 func putVersion[E any, P interface {
 	*E
 	versionedEntity
-}](t *Transaction, e P, what string, kind keys.Kind, encode func(P) []byte, lv live[E], comps ...uint64) error {
+}](t *Transaction, e P, what func() string, kind keys.Kind, encode func(P) []byte, lv live[E], comps ...uint64) error {
 	v := e.version()
-	if v.Begin > t.nextID() {
-		return errorf(InvalidArgument, "%s: begin_snapshot %d is after the snapshot this commit mints (%d)", what, v.Begin, t.nextID())
+	if v.Begin > t.id {
+		return errorf(InvalidArgument, "%s: begin_snapshot %d is after the snapshot this commit mints (%d)", what(), v.Begin, t.id)
 	}
 	cur, ok := lv.get(t, (*E)(e))
 	if v.End == nil {
 		if ok && P(cur).version().Begin != v.Begin {
-			return errorf(Constraint, "%s: a version that began at snapshot %d is still live; end it before adding the one that begins at %d", what, P(cur).version().Begin, v.Begin)
+			return errorf(Constraint, "%s: a version that began at snapshot %d is still live; end it before adding the one that begins at %d", what(), P(cur).version().Begin, v.Begin)
 		}
 		t.put(keys.Current(kind, comps...), encode(e))
 		lv.set(t, (*E)(e))
 		return nil
 	}
-	if *v.End <= v.Begin || *v.End > t.nextID() {
-		return errorf(InvalidArgument, "%s: end_snapshot %d must be after begin_snapshot %d and no later than %d", what, *v.End, v.Begin, t.nextID())
+	if *v.End <= v.Begin || *v.End > t.id {
+		return errorf(InvalidArgument, "%s: end_snapshot %d must be after begin_snapshot %d and no later than %d", what(), *v.End, v.Begin, t.id)
 	}
 	t.put(keys.History(kind, uint64(*v.End), comps...), encode(e))
 	if ok && P(cur).version().Begin == v.Begin {
@@ -206,14 +197,14 @@ func putVersion[E any, P interface {
 func deleteVersion[E any, P interface {
 	*E
 	versionedEntity
-}](t *Transaction, key *E, begin SnapshotID, end *SnapshotID, what string, kind keys.Kind, lv live[E], comps ...uint64) error {
+}](t *Transaction, key *E, begin SnapshotID, end *SnapshotID, what func() string, kind keys.Kind, lv live[E], comps ...uint64) error {
 	if end != nil {
 		t.del(keys.History(kind, uint64(*end), comps...))
 		return nil
 	}
 	cur, ok := lv.get(t, key)
 	if !ok || P(cur).version().Begin != begin {
-		return errorf(NotFound, "%s: no live version that began at snapshot %d", what, begin)
+		return errorf(NotFound, "%s: no live version that began at snapshot %d", what(), begin)
 	}
 	t.del(keys.Current(kind, comps...))
 	lv.drop(t, cur)
@@ -246,7 +237,6 @@ func (t *Transaction) PutSchema(s Schema) error {
 	if err := t.checkRows("PutSchema"); err != nil {
 		return err
 	}
-	what := fmt.Sprintf("schema %d", s.ID)
 	if err := checkName("schema", s.Name); err != nil {
 		return err
 	}
@@ -255,7 +245,7 @@ func (t *Transaction) PutSchema(s Schema) error {
 			return errorf(AlreadyExists, "schema %q already exists (schema %d)", s.Name, id)
 		}
 	}
-	return putVersion(t, &s, what, keys.KindSchema, encodeSchema, liveSchema, uint64(s.ID))
+	return putVersion(t, &s, func() string { return fmt.Sprintf("schema %d", s.ID) }, keys.KindSchema, encodeSchema, liveSchema, uint64(s.ID))
 }
 
 // DeleteSchema removes a ducklake_schema row.
@@ -263,32 +253,50 @@ func (t *Transaction) DeleteSchema(id SchemaID, begin SnapshotID, end *SnapshotI
 	if err := t.checkRows("DeleteSchema"); err != nil {
 		return err
 	}
-	return deleteVersion[Schema](t, &Schema{ID: id}, begin, end, fmt.Sprintf("schema %d", id), keys.KindSchema, liveSchema, uint64(id))
+	return deleteVersion[Schema](t, &Schema{ID: id}, begin, end, func() string { return fmt.Sprintf("schema %d", id) },
+		keys.KindSchema, liveSchema, uint64(id))
 }
 
-var liveTable = live[Table]{
-	get: func(t *Transaction, e *Table) (*Table, bool) { x, ok := t.next.tables[e.ID]; return x, ok },
-	set: func(t *Transaction, e *Table) {
-		if old, ok := t.next.tables[e.ID]; ok && (old.Name != e.Name || old.SchemaID != e.SchemaID) {
-			byName := innerCopy(t, t.next.tableByName, old.SchemaID)
-			delete(byName, old.Name)
-			t.touchName(keys.NameTable, uint64(old.SchemaID), old.Name)
-		}
-		c := *e
-		t.next.tables[e.ID] = &c
-		byName := innerCopy(t, t.next.tableByName, e.SchemaID)
-		byName[e.Name] = e.ID
-		t.touchName(keys.NameTable, uint64(e.SchemaID), e.Name)
-	},
-	drop: func(t *Transaction, e *Table) {
-		delete(t.next.tables, e.ID)
-		byName := innerCopy(t, t.next.tableByName, e.SchemaID)
-		if byName[e.Name] == e.ID {
-			delete(byName, e.Name)
-		}
-		t.touchName(keys.NameTable, uint64(e.SchemaID), e.Name)
-	},
+// liveInSchema is the live[E] of a relation named within its schema
+// (tables, views): byID and byName pick its maps in a snapshot, key reads
+// its id, schema and name, and kind is its name-directory kind.
+func liveInSchema[ID comparable, E any](kind keys.NameKind, byID func(*CatalogSnapshot) map[ID]*E,
+	byName func(*CatalogSnapshot) map[SchemaID]map[string]ID, key func(*E) (ID, SchemaID, string)) live[E] {
+	return live[E]{
+		get: func(t *Transaction, e *E) (*E, bool) {
+			id, _, _ := key(e)
+			x, ok := byID(t.next)[id]
+			return x, ok
+		},
+		set: func(t *Transaction, e *E) {
+			id, schema, name := key(e)
+			if old, ok := byID(t.next)[id]; ok {
+				if _, oldSchema, oldName := key(old); oldName != name || oldSchema != schema {
+					delete(innerCopy(t, byName(t.next), oldSchema), oldName)
+					t.touchName(kind, uint64(oldSchema), oldName)
+				}
+			}
+			c := *e
+			byID(t.next)[id] = &c
+			innerCopy(t, byName(t.next), schema)[name] = id
+			t.touchName(kind, uint64(schema), name)
+		},
+		drop: func(t *Transaction, e *E) {
+			id, schema, name := key(e)
+			delete(byID(t.next), id)
+			names := innerCopy(t, byName(t.next), schema)
+			if names[name] == id {
+				delete(names, name)
+			}
+			t.touchName(kind, uint64(schema), name)
+		},
+	}
 }
+
+var liveTable = liveInSchema(keys.NameTable,
+	func(s *CatalogSnapshot) map[TableID]*Table { return s.tables },
+	func(s *CatalogSnapshot) map[SchemaID]map[string]TableID { return s.tableByName },
+	func(e *Table) (TableID, SchemaID, string) { return e.ID, e.SchemaID, e.Name })
 
 // PutTable stages a ducklake_table row.
 func (t *Transaction) PutTable(tb Table) error {
@@ -303,7 +311,7 @@ func (t *Transaction) PutTable(tb Table) error {
 			return errorf(AlreadyExists, "table %q already exists in schema %d (table %d)", tb.Name, tb.SchemaID, id)
 		}
 	}
-	return putVersion(t, &tb, fmt.Sprintf("table %d", tb.ID), keys.KindTable, encodeTable, liveTable, uint64(tb.ID))
+	return putVersion(t, &tb, func() string { return fmt.Sprintf("table %d", tb.ID) }, keys.KindTable, encodeTable, liveTable, uint64(tb.ID))
 }
 
 // DeleteTable removes a ducklake_table row.
@@ -311,32 +319,14 @@ func (t *Transaction) DeleteTable(id TableID, begin SnapshotID, end *SnapshotID)
 	if err := t.checkRows("DeleteTable"); err != nil {
 		return err
 	}
-	return deleteVersion[Table](t, &Table{ID: id}, begin, end, fmt.Sprintf("table %d", id), keys.KindTable, liveTable, uint64(id))
+	return deleteVersion[Table](t, &Table{ID: id}, begin, end, func() string { return fmt.Sprintf("table %d", id) },
+		keys.KindTable, liveTable, uint64(id))
 }
 
-var liveView = live[View]{
-	get: func(t *Transaction, e *View) (*View, bool) { x, ok := t.next.views[e.ID]; return x, ok },
-	set: func(t *Transaction, e *View) {
-		if old, ok := t.next.views[e.ID]; ok && (old.Name != e.Name || old.SchemaID != e.SchemaID) {
-			byName := innerCopy(t, t.next.viewByName, old.SchemaID)
-			delete(byName, old.Name)
-			t.touchName(keys.NameView, uint64(old.SchemaID), old.Name)
-		}
-		c := *e
-		t.next.views[e.ID] = &c
-		byName := innerCopy(t, t.next.viewByName, e.SchemaID)
-		byName[e.Name] = e.ID
-		t.touchName(keys.NameView, uint64(e.SchemaID), e.Name)
-	},
-	drop: func(t *Transaction, e *View) {
-		delete(t.next.views, e.ID)
-		byName := innerCopy(t, t.next.viewByName, e.SchemaID)
-		if byName[e.Name] == e.ID {
-			delete(byName, e.Name)
-		}
-		t.touchName(keys.NameView, uint64(e.SchemaID), e.Name)
-	},
-}
+var liveView = liveInSchema(keys.NameView,
+	func(s *CatalogSnapshot) map[ViewID]*View { return s.views },
+	func(s *CatalogSnapshot) map[SchemaID]map[string]ViewID { return s.viewByName },
+	func(e *View) (ViewID, SchemaID, string) { return e.ID, e.SchemaID, e.Name })
 
 // PutView stages a ducklake_view row.
 func (t *Transaction) PutView(v View) error {
@@ -351,7 +341,7 @@ func (t *Transaction) PutView(v View) error {
 			return errorf(AlreadyExists, "view %q already exists in schema %d (view %d)", v.Name, v.SchemaID, id)
 		}
 	}
-	return putVersion(t, &v, fmt.Sprintf("view %d", v.ID), keys.KindView, encodeView, liveView, uint64(v.ID))
+	return putVersion(t, &v, func() string { return fmt.Sprintf("view %d", v.ID) }, keys.KindView, encodeView, liveView, uint64(v.ID))
 }
 
 // DeleteView removes a ducklake_view row.
@@ -359,20 +349,34 @@ func (t *Transaction) DeleteView(id ViewID, begin SnapshotID, end *SnapshotID) e
 	if err := t.checkRows("DeleteView"); err != nil {
 		return err
 	}
-	return deleteVersion[View](t, &View{ID: id}, begin, end, fmt.Sprintf("view %d", id), keys.KindView, liveView, uint64(id))
+	return deleteVersion[View](t, &View{ID: id}, begin, end, func() string { return fmt.Sprintf("view %d", id) },
+		keys.KindView, liveView, uint64(id))
 }
 
-var liveColumn = live[Column]{
-	get: func(t *Transaction, e *Column) (*Column, bool) {
-		x, ok := t.next.columns[e.TableID][e.ID]
-		return x, ok
-	},
-	set: func(t *Transaction, e *Column) {
-		c := *e
-		innerCopy(t, t.next.columns, e.TableID)[e.ID] = &c
-	},
-	drop: func(t *Transaction, e *Column) { delete(innerCopy(t, t.next.columns, e.TableID), e.ID) },
+// liveInTable is the live[E] of an entity kept per table (columns, data
+// and delete files): byTable picks its map in a snapshot, key reads its
+// table and id.
+func liveInTable[ID comparable, E any](byTable func(*CatalogSnapshot) map[TableID]map[ID]*E, key func(*E) (TableID, ID)) live[E] {
+	return live[E]{
+		get: func(t *Transaction, e *E) (*E, bool) {
+			table, id := key(e)
+			x, ok := byTable(t.next)[table][id]
+			return x, ok
+		},
+		set: func(t *Transaction, e *E) {
+			table, id := key(e)
+			c := *e
+			innerCopy(t, byTable(t.next), table)[id] = &c
+		},
+		drop: func(t *Transaction, e *E) {
+			table, id := key(e)
+			delete(innerCopy(t, byTable(t.next), table), id)
+		},
+	}
 }
+
+var liveColumn = liveInTable(func(s *CatalogSnapshot) map[TableID]map[ColumnID]*Column { return s.columns },
+	func(e *Column) (TableID, ColumnID) { return e.TableID, e.ID })
 
 // PutColumn stages a ducklake_column row (with the ducklake_column_tag rows
 // the translation attaches to it). Column ids are the table's own.
@@ -386,7 +390,8 @@ func (t *Transaction) PutColumn(c Column) error {
 	if c.Type == "" {
 		return errorf(InvalidArgument, "column %d of table %d has no type", c.ID, c.TableID)
 	}
-	return putVersion(t, &c, fmt.Sprintf("column %d of table %d", c.ID, c.TableID), keys.KindColumn, encodeColumn, liveColumn, uint64(c.TableID), uint64(c.ID))
+	return putVersion(t, &c, func() string { return fmt.Sprintf("column %d of table %d", c.ID, c.TableID) },
+		keys.KindColumn, encodeColumn, liveColumn, uint64(c.TableID), uint64(c.ID))
 }
 
 // DeleteColumn removes a ducklake_column row.
@@ -394,21 +399,12 @@ func (t *Transaction) DeleteColumn(table TableID, id ColumnID, begin SnapshotID,
 	if err := t.checkRows("DeleteColumn"); err != nil {
 		return err
 	}
-	return deleteVersion[Column](t, &Column{TableID: table, ID: id}, begin, end, fmt.Sprintf("column %d of table %d", id, table),
+	return deleteVersion[Column](t, &Column{TableID: table, ID: id}, begin, end, func() string { return fmt.Sprintf("column %d of table %d", id, table) },
 		keys.KindColumn, liveColumn, uint64(table), uint64(id))
 }
 
-var liveDataFile = live[DataFile]{
-	get: func(t *Transaction, e *DataFile) (*DataFile, bool) {
-		x, ok := t.next.dataFiles[e.TableID][e.ID]
-		return x, ok
-	},
-	set: func(t *Transaction, e *DataFile) {
-		c := *e
-		innerCopy(t, t.next.dataFiles, e.TableID)[e.ID] = &c
-	},
-	drop: func(t *Transaction, e *DataFile) { delete(innerCopy(t, t.next.dataFiles, e.TableID), e.ID) },
-}
+var liveDataFile = liveInTable(func(s *CatalogSnapshot) map[TableID]map[DataFileID]*DataFile { return s.dataFiles },
+	func(e *DataFile) (TableID, DataFileID) { return e.TableID, e.ID })
 
 // PutDataFile stages a ducklake_data_file row (with its
 // ducklake_file_partition_value rows).
@@ -419,7 +415,8 @@ func (t *Transaction) PutDataFile(f DataFile) error {
 	if f.Path == "" {
 		return errorf(InvalidArgument, "data file %d has no path", f.ID)
 	}
-	return putVersion(t, &f, fmt.Sprintf("data file %d", f.ID), keys.KindDataFile, encodeDataFile, liveDataFile, uint64(f.TableID), uint64(f.ID))
+	return putVersion(t, &f, func() string { return fmt.Sprintf("data file %d", f.ID) },
+		keys.KindDataFile, encodeDataFile, liveDataFile, uint64(f.TableID), uint64(f.ID))
 }
 
 // DeleteDataFile removes a ducklake_data_file row.
@@ -427,29 +424,19 @@ func (t *Transaction) DeleteDataFile(table TableID, id DataFileID, begin Snapsho
 	if err := t.checkRows("DeleteDataFile"); err != nil {
 		return err
 	}
-	return deleteVersion[DataFile](t, &DataFile{TableID: table, ID: id}, begin, end, fmt.Sprintf("data file %d", id),
+	return deleteVersion[DataFile](t, &DataFile{TableID: table, ID: id}, begin, end, func() string { return fmt.Sprintf("data file %d", id) },
 		keys.KindDataFile, liveDataFile, uint64(table), uint64(id))
 }
 
-var liveDeleteFile = live[DeleteFile]{
-	get: func(t *Transaction, e *DeleteFile) (*DeleteFile, bool) {
-		x, ok := t.next.deleteFiles[e.TableID][e.ID]
-		return x, ok
-	},
-	set: func(t *Transaction, e *DeleteFile) {
-		c := *e
-		innerCopy(t, t.next.deleteFiles, e.TableID)[e.ID] = &c
-		if hasDeleteTargets(t.format) {
-			t.put(keys.DeleteTarget(uint64(e.TableID), uint64(e.DataFileID), uint64(e.ID)), encodeDeleteTarget())
-		}
-	},
-	drop: func(t *Transaction, e *DeleteFile) {
-		delete(innerCopy(t, t.next.deleteFiles, e.TableID), e.ID)
-		if hasDeleteTargets(t.format) {
-			t.del(keys.DeleteTarget(uint64(e.TableID), uint64(e.DataFileID), uint64(e.ID)))
-		}
-	},
-}
+// liveDeleteFile also keeps the delete-target index of live delete files.
+var liveDeleteFile = func() live[DeleteFile] {
+	lv := liveInTable(func(s *CatalogSnapshot) map[TableID]map[DeleteFileID]*DeleteFile { return s.deleteFiles },
+		func(e *DeleteFile) (TableID, DeleteFileID) { return e.TableID, e.ID })
+	set, drop := lv.set, lv.drop
+	lv.set = func(t *Transaction, e *DeleteFile) { set(t, e); t.indexDeleteTarget(e, true) }
+	lv.drop = func(t *Transaction, e *DeleteFile) { drop(t, e); t.indexDeleteTarget(e, false) }
+	return lv
+}()
 
 // PutDeleteFile stages a ducklake_delete_file row.
 func (t *Transaction) PutDeleteFile(d DeleteFile) error {
@@ -459,10 +446,11 @@ func (t *Transaction) PutDeleteFile(d DeleteFile) error {
 	if d.Path == "" {
 		return errorf(InvalidArgument, "delete file %d has no path", d.ID)
 	}
-	if d.End == nil && d.Begin == t.nextID() {
-		t.rows.deleteTargets = append(t.rows.deleteTargets, d.DataFileID)
+	if d.End == nil && d.Begin == t.id {
+		t.deletedFiles = append(t.deletedFiles, d.DataFileID)
 	}
-	return putVersion(t, &d, fmt.Sprintf("delete file %d", d.ID), keys.KindDeleteFile, encodeDeleteFile, liveDeleteFile, uint64(d.TableID), uint64(d.ID))
+	return putVersion(t, &d, func() string { return fmt.Sprintf("delete file %d", d.ID) },
+		keys.KindDeleteFile, encodeDeleteFile, liveDeleteFile, uint64(d.TableID), uint64(d.ID))
 }
 
 // DeleteDeleteFile removes a ducklake_delete_file row.
@@ -470,7 +458,7 @@ func (t *Transaction) DeleteDeleteFile(table TableID, id DeleteFileID, begin Sna
 	if err := t.checkRows("DeleteDeleteFile"); err != nil {
 		return err
 	}
-	return deleteVersion[DeleteFile](t, &DeleteFile{TableID: table, ID: id}, begin, end, fmt.Sprintf("delete file %d", id),
+	return deleteVersion[DeleteFile](t, &DeleteFile{TableID: table, ID: id}, begin, end, func() string { return fmt.Sprintf("delete file %d", id) },
 		keys.KindDeleteFile, liveDeleteFile, uint64(table), uint64(id))
 }
 
@@ -495,7 +483,8 @@ func (t *Transaction) PutPartition(p Partition) error {
 	if err := t.checkRows("PutPartition"); err != nil {
 		return err
 	}
-	return putVersion(t, &p, fmt.Sprintf("partition %d of table %d", p.ID, p.TableID), keys.KindPartition, encodePartition, livePartition, uint64(p.TableID), uint64(p.ID))
+	return putVersion(t, &p, func() string { return fmt.Sprintf("partition %d of table %d", p.ID, p.TableID) },
+		keys.KindPartition, encodePartition, livePartition, uint64(p.TableID), uint64(p.ID))
 }
 
 // DeletePartition removes a ducklake_partition_info row (and its columns).
@@ -503,7 +492,7 @@ func (t *Transaction) DeletePartition(table TableID, id PartitionID, begin Snaps
 	if err := t.checkRows("DeletePartition"); err != nil {
 		return err
 	}
-	return deleteVersion[Partition](t, &Partition{TableID: table, ID: id}, begin, end, fmt.Sprintf("partition %d of table %d", id, table),
+	return deleteVersion[Partition](t, &Partition{TableID: table, ID: id}, begin, end, func() string { return fmt.Sprintf("partition %d of table %d", id, table) },
 		keys.KindPartition, livePartition, uint64(table), uint64(id))
 }
 
@@ -533,8 +522,7 @@ func (t *Transaction) PutTableColumnStats(cs TableColumnStats) error {
 	if err := t.checkRows("PutTableColumnStats"); err != nil {
 		return err
 	}
-	innerCopy(t, t.next.colStats, cs.TableID)[cs.ColumnID] = &cs
-	t.put(keys.CurrentTableColumnStats(uint64(cs.TableID), uint64(cs.ColumnID)), encodeTableColumnStats(&cs))
+	t.setColumnStats(&cs)
 	return nil
 }
 
@@ -553,8 +541,7 @@ func (t *Transaction) PutFileColumnStats(cs FileColumnStats) error {
 	if err := t.checkRows("PutFileColumnStats"); err != nil {
 		return err
 	}
-	innerCopy(t, t.next.fileStats, cs.DataFileID)[cs.ColumnID] = &cs
-	t.put(keys.CurrentFileColumnStats(uint64(cs.TableID), uint64(cs.DataFileID), uint64(cs.ColumnID)), encodeFileColumnStats(&cs))
+	t.setFileStats(&cs)
 	return nil
 }
 
@@ -579,8 +566,7 @@ func (t *Transaction) PutTags(tags Tags) error {
 		return nil
 	}
 	tags.Entries = slices.Clone(tags.Entries)
-	t.next.tags[tags.ObjectID] = &tags
-	t.put(keys.CurrentTag(tags.ObjectID), encodeTags(&tags))
+	t.setTags(&tags)
 	return nil
 }
 
@@ -606,8 +592,7 @@ func (t *Transaction) PutMapping(m Mapping) error {
 		return err
 	}
 	m.Names = slices.Clone(m.Names)
-	t.next.mappings[m.ID] = &m
-	t.put(keys.CurrentMapping(uint64(m.TableID), uint64(m.ID)), encodeMapping(&m))
+	t.setMapping(&m)
 	return nil
 }
 
@@ -704,8 +689,8 @@ func (t *Transaction) PutInlinedRow(table TableID, schemaVersion uint64, r Inlin
 	if err := t.checkRows("PutInlinedRow"); err != nil {
 		return err
 	}
-	if r.Begin > t.nextID() {
-		return errorf(InvalidArgument, "inlined row %d of table %d: begin_snapshot %d is after the snapshot this commit mints (%d)", r.RowID, table, r.Begin, t.nextID())
+	if r.Begin > t.id {
+		return errorf(InvalidArgument, "inlined row %d of table %d: begin_snapshot %d is after the snapshot this commit mints (%d)", r.RowID, table, r.Begin, t.id)
 	}
 	for j, v := range r.Values {
 		if v.String != nil && !utf8.ValidString(*v.String) {
@@ -725,14 +710,30 @@ func (t *Transaction) PutInlinedRow(table TableID, schemaVersion uint64, r Inlin
 	return nil
 }
 
-// setInlinedChunk replaces (c nil: removes) a one-row chunk in t.next.
+// setInlinedChunk replaces (c nil: removes) a one-row chunk in t.next,
+// keeping the table's chunks in compareChunks order. The first change to a
+// table's chunks in this transaction copies them from the base; later ones
+// edit that copy in place.
 func (t *Transaction) setInlinedChunk(table TableID, schemaVersion uint64, begin SnapshotID, rowID uint64, c *chunkState) {
-	chunks := slices.DeleteFunc(slices.Clone(t.next.inlined[table]), func(x *chunkState) bool {
-		return x.schemaVersion == schemaVersion && x.begin == begin && x.seq == rowID
-	})
-	if c != nil {
-		chunks = append(chunks, c)
-		slices.SortFunc(chunks, func(a, b *chunkState) int { return cmp.Or(cmp.Compare(a.begin, b.begin), cmp.Compare(a.seq, b.seq)) })
+	chunks := t.next.inlined[table]
+	i, found := slices.BinarySearchFunc(chunks, &chunkState{schemaVersion: schemaVersion, begin: begin, seq: rowID}, compareChunks)
+	if !found && c == nil {
+		return
+	}
+	if !t.rows.ownedInlined[table] {
+		chunks = slices.Clone(chunks)
+		if t.rows.ownedInlined == nil {
+			t.rows.ownedInlined = map[TableID]bool{}
+		}
+		t.rows.ownedInlined[table] = true
+	}
+	switch {
+	case c == nil:
+		chunks = slices.Delete(chunks, i, i+1)
+	case found:
+		chunks[i] = c
+	default:
+		chunks = slices.Insert(chunks, i, c)
 	}
 	if len(chunks) == 0 {
 		delete(t.next.inlined, table)
@@ -756,29 +757,26 @@ func (t *Transaction) DeleteInlinedRow(table TableID, schemaVersion uint64, rowI
 // finishRows stages the snapshot record (as given), the genesis records of
 // a new lake, and the name-directory slots; it returns the head the batch
 // lands. Every Put and Delete keeps t.next as load would read the store
-// back, so the landed state stays the cached head.
-func (t *Transaction) finishRows() Head {
+// back, and finishRows applies what load derives from the whole view, so
+// the landed state stays the cached head.
+func (t *Transaction) finishRows() (Head, error) {
 	newHead := Head{SnapshotID: t.base.snap.ID, BatchSeq: t.head.BatchSeq + 1}
 	if t.rows.genesis {
+		if t.rows.snapshot == nil {
+			return Head{}, errorf(InvalidArgument, "a commit that creates the lake must stage its snapshot 0")
+		}
 		newHead = Head{}
-		t.put(keys.Format(), encodeFormat(&formatRecord{Format: FormatCurrent, WriterVersion: WriterVersion}))
+		f := currentFormat()
+		t.put(keys.Format(), encodeFormat(&f))
 	}
 	if s := t.rows.snapshot; s != nil {
 		snap := *s
-		for _, c := range t.changes {
-			switch c.Kind {
-			case chCreatedTable, chAlteredTable, chDroppedTable:
-				if c.Name == nil {
-					snap.SchemaChangedTables = append(snap.SchemaChangedTables, TableID(c.ID))
-				}
-			}
-		}
-		snap.DeletedDataFiles = slices.Clone(t.rows.deleteTargets)
+		snap.DeletedDataFiles = slices.Clone(t.deletedFiles)
 		t.put(keys.Snapshot(uint64(snap.ID)), encodeSnapshot(&snap))
 		t.next.snap = snap
 		newHead.SnapshotID = snap.ID
 	}
-	t.deletedFiles = slices.Clone(t.rows.deleteTargets)
+	t.next.dropStatsOfAbsentTables()
 	t.finishNames()
-	return newHead
+	return newHead, nil
 }

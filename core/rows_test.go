@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -414,11 +415,26 @@ type view struct {
 	Options                   []core.Options
 	Gc                        []core.GcFile
 	SchemaVersions            []core.SchemaVersion
+	AnyStats                  []anyStats
 }
 
-func viewOf(s *core.CatalogSnapshot) view {
+// anyStats is the statistics a snapshot serves for one table id.
+type anyStats struct {
+	Table    core.TableID
+	Stats    core.TableStats
+	HasStats bool
+	ColStats []core.TableColumnStats
+}
+
+// viewOf reads everything s serves; ever lists every table id the lake
+// has held (live or not), whose statistics it reads too.
+func viewOf(s *core.CatalogSnapshot, ever []core.TableID) view {
 	v := view{Snap: s.Snapshot(), Head: s.Head(), Schemas: s.Schemas(), Tables: s.AllTables(), Views: s.AllViews(),
 		Mappings: s.Mappings(), Options: s.AllOptions(), Gc: s.GcFiles(), SchemaVersions: s.SchemaVersions()}
+	for _, id := range ever {
+		st, ok := s.TableStats(id)
+		v.AnyStats = append(v.AnyStats, anyStats{id, st, ok, s.TableColumnStats(id)})
+	}
 	for _, sc := range v.Schemas {
 		v.Tags = append(v.Tags, s.Tags(uint64(sc.ID)))
 	}
@@ -479,28 +495,76 @@ func TestRowsKeepTheCachedHeadTrue(t *testing.T) {
 		},
 	}
 	for i, stage := range stages {
-		if _, err := c.Snapshot(bg); err != nil { // the head is cached
-			t.Fatal(err)
-		}
-		if _, err := rowsCommit(t, c, stage); err != nil {
-			t.Fatalf("commit %d: %v", i, err)
-		}
-		held, err := c.Snapshot(bg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ro, err := core.OpenReadOnly(bg, store, core.CatalogOptions{FollowLatest: true, ReaderPollInterval: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		fresh, err := ro.Snapshot(bg)
-		ro.Close(bg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a, b := viewOf(held), viewOf(fresh); !reflect.DeepEqual(a, b) {
-			t.Fatalf("after commit %d the cached head differs from the store:\n cached %+v\n store  %+v", i, a, b)
-		}
+		commitKeepsTheCachedHeadTrue(t, c, store, fmt.Sprintf("commit %d", i), stage)
+	}
+}
+
+// commitKeepsTheCachedHeadTrue lands one rows commit on c, whose head is
+// cached, and checks that the head it leaves cached is what a fresh open
+// of the store reads.
+func commitKeepsTheCachedHeadTrue(t *testing.T, c *core.Catalog, store objstore.Store, what string, stage func(tx *core.Transaction) error) {
+	t.Helper()
+	if _, err := c.Snapshot(bg); err != nil { // the head is cached
+		t.Fatal(err)
+	}
+	if _, err := rowsCommit(t, c, stage); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	held, err := c.Snapshot(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro, err := core.OpenReadOnly(bg, store, core.CatalogOptions{FollowLatest: true, ReaderPollInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := ro.Snapshot(bg)
+	ro.Close(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := c.Dump(bg) // every table version the store holds
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ever []core.TableID
+	for _, tb := range d.Tables {
+		ever = append(ever, tb.ID)
+	}
+	if a, b := viewOf(held, ever), viewOf(fresh, ever); !reflect.DeepEqual(a, b) {
+		t.Fatalf("after %s the cached head differs from the store:\n cached %+v\n store  %+v", what, a, b)
+	}
+}
+
+// DuckLake's DROP TABLE ends the table's versions but leaves its
+// ducklake_table_stats and ducklake_table_column_stats rows: the cached
+// head, like a fresh open, serves no statistics for a table that is gone.
+func TestRowsDroppedTableKeepsNoStatsInTheCachedHead(t *testing.T) {
+	c, store := emptyStore(t)
+	if _, err := rowsCommit(t, c, duckLakeGenesis); err != nil {
+		t.Fatal(err)
+	}
+	table := core.Table{ID: 1, Versioned: core.Versioned{Begin: 1}, Name: "t", Path: "t/"}
+	col := core.Column{TableID: 1, ID: 1, Versioned: core.Versioned{Begin: 1}, Name: "a", Type: "int64", NullsAllowed: true}
+	commitKeepsTheCachedHeadTrue(t, c, store, "CREATE TABLE and INSERT", func(tx *core.Transaction) error {
+		return errs(tx.PutSnapshot(core.Snapshot{ID: 1, NextCatalogID: 2, NextFileID: 0, SchemaVersion: 1, ChangesMade: `created_table:"main"."t",inserted_into_table:1`}),
+			tx.PutTable(table), tx.PutColumn(col),
+			tx.PutTableStats(core.TableStats{TableID: 1, RecordCount: 2, NextRowID: 2}),
+			tx.PutTableColumnStats(core.TableColumnStats{TableID: 1, ColumnID: 1, MaxValue: ptr("2")}),
+			tx.PutSchemaVersion(core.SchemaVersion{BeginSnapshot: 1, SchemaVersion: 1}))
+	})
+	table.End, col.End = ptr(core.SnapshotID(2)), ptr(core.SnapshotID(2))
+	commitKeepsTheCachedHeadTrue(t, c, store, "DROP TABLE", func(tx *core.Transaction) error {
+		return errs(tx.PutSnapshot(core.Snapshot{ID: 2, NextCatalogID: 2, NextFileID: 0, SchemaVersion: 2, ChangesMade: "dropped_table:1"}),
+			tx.PutTable(table), tx.PutColumn(col),
+			tx.PutSchemaVersion(core.SchemaVersion{BeginSnapshot: 2, SchemaVersion: 2}))
+	})
+	d, err := c.Dump(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.TableStats) != 1 || len(d.TableColumnStats) != 1 {
+		t.Fatalf("the store keeps the dropped table's stats rows as DuckLake left them: %+v %+v", d.TableStats, d.TableColumnStats)
 	}
 }
 

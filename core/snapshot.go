@@ -92,6 +92,24 @@ func (s *CatalogSnapshot) clone() *CatalogSnapshot {
 	return &c
 }
 
+// dropStatsOfAbsentTables removes the table and column statistics of tables
+// not live in this view: the store keeps their rows (DuckLake never deletes
+// them on DROP TABLE, and time travel reads current stats), but they do not
+// belong to the view. load and rows commits both apply it, so a rows
+// commit's cached view is what load reads back.
+func (s *CatalogSnapshot) dropStatsOfAbsentTables() {
+	for id := range s.tableStats {
+		if _, ok := s.tables[id]; !ok {
+			delete(s.tableStats, id)
+		}
+	}
+	for id := range s.colStats {
+		if _, ok := s.tables[id]; !ok {
+			delete(s.colStats, id)
+		}
+	}
+}
+
 // Snapshot returns the snapshot record this view is at.
 func (s *CatalogSnapshot) Snapshot() Snapshot { return s.snap }
 

@@ -721,19 +721,29 @@ func (t *Transaction) RegisterDeleteFile(def DeleteFileDef) (DeleteFileID, error
 	dels := innerCopy(t, t.next.deleteFiles, def.TableID)
 	dels[id] = d
 	t.put(keys.CurrentDeleteFile(uint64(def.TableID), uint64(id)), encodeDeleteFile(d))
-	if hasDeleteTargets(t.format) {
-		t.put(keys.DeleteTarget(uint64(def.TableID), uint64(def.DataFileID), uint64(id)), encodeDeleteTarget())
-	}
+	t.indexDeleteTarget(d, true)
 	t.deletedFiles = append(t.deletedFiles, def.DataFileID)
 	t.noteTable(chDeletedFrom, def.TableID)
 	return id, nil
 }
 
+// indexDeleteTarget stages (live) or removes the delete-target index entry
+// of d, in formats that keep the index.
+func (t *Transaction) indexDeleteTarget(d *DeleteFile, live bool) {
+	if !hasDeleteTargets(t.format) {
+		return
+	}
+	k := keys.DeleteTarget(uint64(d.TableID), uint64(d.DataFileID), uint64(d.ID))
+	if live {
+		t.put(k, encodeDeleteTarget())
+	} else {
+		t.del(k)
+	}
+}
+
 func (t *Transaction) endDeleteFile(d *DeleteFile) {
 	t.del(keys.CurrentDeleteFile(uint64(d.TableID), uint64(d.ID)))
-	if hasDeleteTargets(t.format) {
-		t.del(keys.DeleteTarget(uint64(d.TableID), uint64(d.DataFileID), uint64(d.ID)))
-	}
+	t.indexDeleteTarget(d, false)
 	recordEnd(t, d, keys.KindDeleteFile, encodeDeleteFile, uint64(d.TableID), uint64(d.ID))
 }
 
@@ -769,10 +779,13 @@ func (t *Transaction) UpdateColumnStats(cs TableColumnStats) error {
 	if _, err := t.columnOf(cs.TableID, cs.ColumnID); err != nil {
 		return err
 	}
-	m := innerCopy(t, t.next.colStats, cs.TableID)
-	m[cs.ColumnID] = &cs
-	t.put(keys.CurrentTableColumnStats(uint64(cs.TableID), uint64(cs.ColumnID)), encodeTableColumnStats(&cs))
+	t.setColumnStats(&cs)
 	return nil
+}
+
+func (t *Transaction) setColumnStats(cs *TableColumnStats) {
+	innerCopy(t, t.next.colStats, cs.TableID)[cs.ColumnID] = cs
+	t.put(keys.CurrentTableColumnStats(uint64(cs.TableID), uint64(cs.ColumnID)), encodeTableColumnStats(cs))
 }
 
 // SetFileColumnStats records one column's statistics for a data file.
@@ -783,10 +796,13 @@ func (t *Transaction) SetFileColumnStats(cs FileColumnStats) error {
 	if _, err := t.columnOf(cs.TableID, cs.ColumnID); err != nil {
 		return err
 	}
-	m := innerCopy(t, t.next.fileStats, cs.DataFileID)
-	m[cs.ColumnID] = &cs
-	t.put(keys.CurrentFileColumnStats(uint64(cs.TableID), uint64(cs.DataFileID), uint64(cs.ColumnID)), encodeFileColumnStats(&cs))
+	t.setFileStats(&cs)
 	return nil
+}
+
+func (t *Transaction) setFileStats(cs *FileColumnStats) {
+	innerCopy(t, t.next.fileStats, cs.DataFileID)[cs.ColumnID] = cs
+	t.put(keys.CurrentFileColumnStats(uint64(cs.TableID), uint64(cs.DataFileID), uint64(cs.ColumnID)), encodeFileColumnStats(cs))
 }
 
 // ---- views ----
@@ -913,9 +929,13 @@ func (t *Transaction) tagsFor(object uint64) *Tags {
 }
 
 func (t *Transaction) putTags(tags *Tags) {
+	t.setTags(tags)
+	t.shape(0)
+}
+
+func (t *Transaction) setTags(tags *Tags) {
 	t.next.tags[tags.ObjectID] = tags
 	t.put(keys.CurrentTag(tags.ObjectID), encodeTags(tags))
-	t.shape(0)
 }
 
 // SetOption sets a ducklake_metadata value.
@@ -1030,7 +1050,11 @@ func (t *Transaction) CreateMapping(table TableID, typ string, names []NameMappi
 		return 0, err
 	}
 	m := &Mapping{TableID: table, ID: MappingID(t.allocCatalogID()), Type: typ, Names: slices.Clone(names)}
-	t.next.mappings[m.ID] = m
-	t.put(keys.CurrentMapping(uint64(table), uint64(m.ID)), encodeMapping(m))
+	t.setMapping(m)
 	return m.ID, nil
+}
+
+func (t *Transaction) setMapping(m *Mapping) {
+	t.next.mappings[m.ID] = m
+	t.put(keys.CurrentMapping(uint64(m.TableID), uint64(m.ID)), encodeMapping(m))
 }

@@ -1,4 +1,6 @@
-// The overlay (changes.go): Changes holds one DuckDB transaction's
+package ducklake
+
+// changes.go is the overlay: Changes holds one DuckDB transaction's
 // uncommitted writes to the metadata catalog over the View it pinned.
 //
 // The model, per table:
@@ -28,7 +30,6 @@
 // Commit reads the change set through Changed and Created (read-only
 // views: they return fresh slices of shared rows, which must not be
 // modified).
-package ducklake
 
 import (
 	"cmp"
@@ -130,6 +131,16 @@ func (r RowSet) Row(i int) (rowid int64, cells []any) {
 	return r.ids[i], r.cells[i]
 }
 
+// Cells returns every row's cells, in rowid order. The result is shared
+// (the view's rows, or the slice the RowSet holds) and must not be
+// modified.
+func (r RowSet) Cells() [][]any {
+	if r.ids == nil {
+		return r.base
+	}
+	return r.cells
+}
+
 // Rows returns what a scan of t in the transaction reads: t's rows at the
 // pinned head with the transaction's own changes applied.
 func (c *Changes) Rows(t *Table) (RowSet, error) {
@@ -159,7 +170,7 @@ func (c *Changes) Rows(t *Table) (RowSet, error) {
 		rs.cells = append(rs.cells, row)
 	}
 	for i, row := range tc.inserted {
-		if tc.dead[i] {
+		if row == nil {
 			continue
 		}
 		rs.ids = append(rs.ids, int64(len(tc.base)+i))
@@ -175,14 +186,16 @@ func notInTransaction(name string) error {
 // TableChanges is what a transaction did to one table. Its methods are
 // read-only: the slices they return are fresh, the rows in them shared.
 type TableChanges struct {
-	table    *Table
-	created  bool
-	base     [][]any
-	deleted  map[int64]bool
-	updated  map[int64][]any
+	table   *Table
+	created bool
+	base    [][]any
+	deleted map[int64]bool
+	updated map[int64][]any
+	// inserted rows in insertion order, nil once deleted again (a live
+	// row is never nil: it has a cell for each of its table's columns, and
+	// every table the overlay writes to has columns).
 	inserted [][]any
-	dead     []bool // dead[i]: inserted row i was deleted again
-	live     int    // inserted rows not dead
+	live     int // inserted rows not deleted
 
 	// keys maps each live row's primary-key value to its rowid; built on
 	// first need for tables with a primary key.
@@ -230,8 +243,8 @@ func (tc *TableChanges) Updated() []UpdatedRow {
 // current values.
 func (tc *TableChanges) Inserted() [][]any {
 	out := make([][]any, 0, tc.live)
-	for i, row := range tc.inserted {
-		if !tc.dead[i] {
+	for _, row := range tc.inserted {
+		if row != nil {
 			out = append(out, row)
 		}
 	}
@@ -297,10 +310,8 @@ func (tc *TableChanges) current(id int64) ([]any, bool) {
 		}
 		return tc.base[id], true
 	case id-n < int64(len(tc.inserted)):
-		if tc.dead[id-n] {
-			return nil, false
-		}
-		return tc.inserted[id-n], true
+		row := tc.inserted[id-n]
+		return row, row != nil
 	}
 	return nil, false
 }
@@ -368,7 +379,6 @@ func (c *Changes) Insert(name string, rows [][]any) error {
 	for _, row := range copies {
 		id := tc.rowidLimit()
 		tc.inserted = append(tc.inserted, row)
-		tc.dead = append(tc.dead, false)
 		tc.live++
 		if pk >= 0 {
 			tc.keys[overlayKey(row[pk])] = id
@@ -411,7 +421,6 @@ func (c *Changes) Delete(name string, rowids []int64) (int, error) {
 			tc.deleted[id] = true
 			delete(tc.updated, id)
 		} else {
-			tc.dead[id-base] = true
 			tc.inserted[id-base] = nil
 			tc.live--
 		}
@@ -638,6 +647,11 @@ func (c *Changes) CreateTable(def *Table, ifNotExists bool) (bool, error) {
 
 // metadataTable is the metadata table of that name (any case), or nil.
 func metadataTable(name string) *Table {
+	if m := metadataByName[strings.ToLower(name)]; m != nil && strings.EqualFold(m.Name, name) {
+		return m
+	}
+	// Not found by its lower case: decide by case folding, as DuckDB does
+	// (the two differ on a few non-ASCII letters, such as U+017F for s).
 	for _, m := range metadataTables {
 		if strings.EqualFold(m.Name, name) {
 			return m
@@ -711,15 +725,15 @@ func inlinedDefinition(def *Table, id, sv uint64) (*Table, error) {
 	refuse := func(format string, args ...any) error {
 		return &core.Error{Kind: core.Unsupported, Msg: fmt.Sprintf("CREATE TABLE %s: ", def.Name) + fmt.Sprintf(format, args...)}
 	}
-	lead := []string{"row_id", "begin_snapshot", "end_snapshot"}
+	lead := inlinedLeading
 	if len(def.Columns) <= len(lead) {
 		return nil, refuse("an inlined-data table has the columns row_id, begin_snapshot, end_snapshot (BIGINT) and then the table's own; %d columns given", len(def.Columns))
 	}
 	t := &Table{Name: InlinedTableName(id, sv), PrimaryKey: -1, Inlined: &InlinedTable{TableID: id, SchemaVersion: sv}}
 	seen := map[string]bool{}
 	for i, c := range def.Columns {
-		if i < len(lead) && (!strings.EqualFold(c.Name, lead[i]) || !strings.EqualFold(strings.TrimSpace(c.Type), TypeBigint)) {
-			return nil, refuse("column %d is %s %s; an inlined-data table's column %d is %s BIGINT", i+1, c.Name, c.Type, i+1, lead[i])
+		if i < len(lead) && (!strings.EqualFold(c.Name, lead[i].Name) || !strings.EqualFold(strings.TrimSpace(c.Type), lead[i].Type)) {
+			return nil, refuse("column %d is %s %s; an inlined-data table's column %d is %s %s", i+1, c.Name, c.Type, i+1, lead[i].Name, lead[i].Type)
 		}
 		if c.Name == "" || strings.TrimSpace(c.Type) == "" {
 			return nil, refuse("column %d has no name or no type", i+1)

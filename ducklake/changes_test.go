@@ -30,15 +30,7 @@ func ovLake(t *testing.T) *View {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	d, err := c.Dump(bg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := NewView(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
+	return view(t, c)
 }
 
 // ovNoLake is the view of a store that holds no lake.

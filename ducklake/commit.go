@@ -16,6 +16,7 @@ package ducklake
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -64,22 +65,26 @@ func Commit(ctx context.Context, cat Committer, c *Changes) (*View, error) {
 }
 
 // committed is the view the changes leave at head: every table the
-// transaction saw, with the rows it saw.
+// transaction saw, with the rows it saw. Only the tables it changed are
+// merged; the others keep the rows the pinned view holds (shared, as rows
+// in a View never change), or build them on first use from the pinned
+// view's dump as it would, since the commit left them as they were.
 func (c *Changes) committed(head core.Head) (*View, error) {
-	v := &View{head: head, hasLake: true, byName: map[string]*Table{}, rows: map[*Table][][]any{}}
+	old := c.View()
+	v := &View{dump: old.dump, head: head, hasLake: true, byName: map[string]*Table{}, rows: map[*Table][][]any{}}
+	old.mu.Lock()
+	maps.Copy(v.rows, old.rows)
+	old.mu.Unlock()
 	for _, t := range c.Tables() {
-		set, err := c.Rows(t)
+		v.tables = append(v.tables, t)
+		v.byName[strings.ToLower(t.Name)] = t
+	}
+	for _, tc := range c.Changed() {
+		set, err := c.Rows(tc.Table())
 		if err != nil {
 			return nil, err
 		}
-		rows := make([][]any, 0, set.Len())
-		for i := 0; i < set.Len(); i++ {
-			_, cells := set.Row(i)
-			rows = append(rows, cells)
-		}
-		v.tables = append(v.tables, t)
-		v.byName[strings.ToLower(t.Name)] = t
-		v.rows[t] = rows
+		v.rows[tc.Table()] = set.Cells()
 	}
 	return v, nil
 }
@@ -133,10 +138,8 @@ func unsupported(format string, args ...any) error {
 
 // table is a metadata table by name (always one of the 22).
 func table(name string) *Table {
-	for _, t := range metadataTables {
-		if t.Name == name {
-			return t
-		}
+	if t := metadataByName[name]; t != nil {
+		return t
 	}
 	panic("ducklake: no metadata table " + name)
 }
@@ -155,10 +158,7 @@ func (s *stager) rowsOf(name string, at side) [][]any {
 		if t := s.c.Lookup(name); t != nil {
 			set, err := s.c.Rows(t)
 			s.fail(err)
-			for i := 0; i < set.Len(); i++ {
-				_, cells := set.Row(i)
-				r[after] = append(r[after], cells)
-			}
+			r[after] = set.Cells()
 		}
 	}
 	return r[at]
@@ -175,11 +175,7 @@ func (s *stager) touched(name string, key keyFunc, into map[string]bool) {
 		return
 	}
 	t := table(name)
-	add := func(cells []any) {
-		if cells != nil {
-			into[key(rowOf(t, cells, &s.err))] = true
-		}
-	}
+	add := func(cells []any) { into[key(rowOf(t, cells, &s.err))] = true }
 	base := tc.Base()
 	for _, id := range tc.Deleted() {
 		add(base[id])
@@ -307,47 +303,48 @@ func (s *stager) snapshots() {
 
 // ---- versioned entities ----
 
-// versions compares an entity's versions before and after (by begin
+// versioned is how an entity kept in versions is staged: its version
+// (begin and end snapshot), and the transaction's calls that put and
+// remove one.
+type versioned[E any] struct {
+	version func(e E) core.Versioned
+	put     func(e E) error
+	remove  func(e E) error
+}
+
+// stageVersions compares an entity's versions before and after (by begin
 // snapshot) and stages the difference: removals, then ends, then live
 // versions, so a rename (end the old version, add a new one) and a name
 // reused by another entity land in order.
-type versioned[E any] struct {
-	begin  func(e E) core.SnapshotID
-	live   func(e E) bool
-	put    func(e E) error
-	remove func(e E) error
-}
-
 func stageVersions[E any](s *stager, v versioned[E], old, nu map[string][]E) {
 	var ends, lives []E
+	queue := func(e E) {
+		if v.version(e).Live() {
+			lives = append(lives, e)
+		} else {
+			ends = append(ends, e)
+		}
+	}
+	begin := func(e E) core.SnapshotID { return v.version(e).Begin }
 	for _, k := range sortedUnion(old, nu) {
 		byBegin := map[core.SnapshotID]E{}
 		for _, e := range nu[k] {
-			byBegin[v.begin(e)] = e
+			byBegin[begin(e)] = e
 		}
 		for _, o := range old[k] {
-			n, ok := byBegin[v.begin(o)]
+			n, ok := byBegin[begin(o)]
 			if !ok {
 				s.fail(v.remove(o))
 				continue
 			}
-			delete(byBegin, v.begin(o))
+			delete(byBegin, begin(o))
 			if !reflect.DeepEqual(o, n) {
-				if v.live(n) {
-					lives = append(lives, n)
-				} else {
-					ends = append(ends, n)
-				}
+				queue(n)
 			}
 		}
 		for _, n := range nu[k] {
-			if _, fresh := byBegin[v.begin(n)]; !fresh {
-				continue
-			}
-			if v.live(n) {
-				lives = append(lives, n)
-			} else {
-				ends = append(ends, n)
+			if _, fresh := byBegin[begin(n)]; fresh {
+				queue(n)
 			}
 		}
 	}
@@ -370,7 +367,8 @@ func sortedUnion[V any](a, b map[string]V) []string {
 	return sortedKeys(keys)
 }
 
-// simple handles an entity that is one row per version in one table.
+// simpleVersions stages an entity that is one row per version in one
+// table.
 func simpleVersions[E any](s *stager, name string, key keyFunc, of func(row) E, v versioned[E]) {
 	keys := map[string]bool{}
 	s.touched(name, key, keys)
@@ -391,37 +389,33 @@ func simpleVersions[E any](s *stager, name string, key keyFunc, of func(row) E, 
 
 func (s *stager) schemas() {
 	simpleVersions(s, "ducklake_schema", keyOf("schema_id"), schemaOf, versioned[core.Schema]{
-		begin:  func(e core.Schema) core.SnapshotID { return e.Begin },
-		live:   func(e core.Schema) bool { return e.End == nil },
-		put:    s.tx.PutSchema,
-		remove: func(e core.Schema) error { return s.tx.DeleteSchema(e.ID, e.Begin, e.End) },
+		version: func(e core.Schema) core.Versioned { return e.Versioned },
+		put:     s.tx.PutSchema,
+		remove:  func(e core.Schema) error { return s.tx.DeleteSchema(e.ID, e.Begin, e.End) },
 	})
 }
 
 func (s *stager) tables() {
 	simpleVersions(s, "ducklake_table", keyOf("table_id"), tableOf, versioned[core.Table]{
-		begin:  func(e core.Table) core.SnapshotID { return e.Begin },
-		live:   func(e core.Table) bool { return e.End == nil },
-		put:    s.tx.PutTable,
-		remove: func(e core.Table) error { return s.tx.DeleteTable(e.ID, e.Begin, e.End) },
+		version: func(e core.Table) core.Versioned { return e.Versioned },
+		put:     s.tx.PutTable,
+		remove:  func(e core.Table) error { return s.tx.DeleteTable(e.ID, e.Begin, e.End) },
 	})
 }
 
 func (s *stager) views() {
 	simpleVersions(s, "ducklake_view", keyOf("view_id"), viewOf, versioned[core.View]{
-		begin:  func(e core.View) core.SnapshotID { return e.Begin },
-		live:   func(e core.View) bool { return e.End == nil },
-		put:    s.tx.PutView,
-		remove: func(e core.View) error { return s.tx.DeleteView(e.ID, e.Begin, e.End) },
+		version: func(e core.View) core.Versioned { return e.Versioned },
+		put:     s.tx.PutView,
+		remove:  func(e core.View) error { return s.tx.DeleteView(e.ID, e.Begin, e.End) },
 	})
 }
 
 func (s *stager) deleteFiles() {
 	simpleVersions(s, "ducklake_delete_file", keyOf("delete_file_id"), deleteFileOf, versioned[core.DeleteFile]{
-		begin:  func(e core.DeleteFile) core.SnapshotID { return e.Begin },
-		live:   func(e core.DeleteFile) bool { return e.End == nil },
-		put:    s.tx.PutDeleteFile,
-		remove: func(e core.DeleteFile) error { return s.tx.DeleteDeleteFile(e.TableID, e.ID, e.Begin, e.End) },
+		version: func(e core.DeleteFile) core.Versioned { return e.Versioned },
+		put:     s.tx.PutDeleteFile,
+		remove:  func(e core.DeleteFile) error { return s.tx.DeleteDeleteFile(e.TableID, e.ID, e.Begin, e.End) },
 	})
 }
 
@@ -454,10 +448,9 @@ func (s *stager) columns() {
 		return out
 	}
 	stageVersions(s, versioned[core.Column]{
-		begin:  func(e core.Column) core.SnapshotID { return e.Begin },
-		live:   func(e core.Column) bool { return e.End == nil },
-		put:    s.tx.PutColumn,
-		remove: func(e core.Column) error { return s.tx.DeleteColumn(e.TableID, e.ID, e.Begin, e.End) },
+		version: func(e core.Column) core.Versioned { return e.Versioned },
+		put:     s.tx.PutColumn,
+		remove:  func(e core.Column) error { return s.tx.DeleteColumn(e.TableID, e.ID, e.Begin, e.End) },
 	}, read(before), read(after))
 }
 
@@ -482,10 +475,9 @@ func (s *stager) dataFiles() {
 		return out
 	}
 	stageVersions(s, versioned[core.DataFile]{
-		begin:  func(e core.DataFile) core.SnapshotID { return e.Begin },
-		live:   func(e core.DataFile) bool { return e.End == nil },
-		put:    s.tx.PutDataFile,
-		remove: func(e core.DataFile) error { return s.tx.DeleteDataFile(e.TableID, e.ID, e.Begin, e.End) },
+		version: func(e core.DataFile) core.Versioned { return e.Versioned },
+		put:     s.tx.PutDataFile,
+		remove:  func(e core.DataFile) error { return s.tx.DeleteDataFile(e.TableID, e.ID, e.Begin, e.End) },
 	}, read(before), read(after))
 }
 
@@ -506,10 +498,9 @@ func (s *stager) partitions() {
 		return out
 	}
 	stageVersions(s, versioned[core.Partition]{
-		begin:  func(e core.Partition) core.SnapshotID { return e.Begin },
-		live:   func(e core.Partition) bool { return e.End == nil },
-		put:    s.tx.PutPartition,
-		remove: func(e core.Partition) error { return s.tx.DeletePartition(e.TableID, e.ID, e.Begin, e.End) },
+		version: func(e core.Partition) core.Versioned { return e.Versioned },
+		put:     s.tx.PutPartition,
+		remove:  func(e core.Partition) error { return s.tx.DeletePartition(e.TableID, e.ID, e.Begin, e.End) },
 	}, read(before), read(after))
 }
 
@@ -533,7 +524,13 @@ func stageRows[E any](s *stager, name string, key keyFunc, of func(row) E, put f
 		}
 		return out
 	}
-	old, nu := read(before), read(after)
+	stageDiff(s, read(before), read(after), put, remove)
+}
+
+// stageDiff stages the difference between one-row-per-key entities before
+// and after: a removal for each key gone, a put for each key new or
+// changed, in key order.
+func stageDiff[E any](s *stager, old, nu map[string]E, put func(E) error, remove func(E) error) {
 	for _, k := range sortedUnion(old, nu) {
 		o, had := old[k]
 		n, has := nu[k]
@@ -659,35 +656,11 @@ func (s *stager) mappings() {
 		}
 		return out
 	}
-	old, nu := read(before), read(after)
-	for _, k := range sortedUnion(old, nu) {
-		o, had := old[k]
-		n, has := nu[k]
-		switch {
-		case had && !has:
-			s.fail(s.tx.DeleteMapping(o.TableID, o.ID))
-		case has && (!had || !reflect.DeepEqual(o, n)):
-			s.fail(s.tx.PutMapping(n))
-		}
-	}
+	stageDiff(s, read(before), read(after), s.tx.PutMapping,
+		func(e core.Mapping) error { return s.tx.DeleteMapping(e.TableID, e.ID) })
 }
 
 // ---- inlined data ----
-
-// parseInlinedName reads ducklake_inlined_data_<table>_<schema version>.
-func parseInlinedName(name string) (table, version uint64, ok bool) {
-	rest, found := strings.CutPrefix(strings.ToLower(name), InlinedTablePrefix)
-	if !found {
-		return 0, 0, false
-	}
-	a, b, found := strings.Cut(rest, "_")
-	if !found {
-		return 0, 0, false
-	}
-	t, err1 := strconv.ParseUint(a, 10, 64)
-	v, err2 := strconv.ParseUint(b, 10, 64)
-	return t, v, err1 == nil && err2 == nil
-}
 
 // inlinedTables: the definitions of inlined-data tables the transaction
 // created, and whether ducklake_inlined_data_tables lists them.
@@ -696,8 +669,8 @@ func (s *stager) inlinedTables() {
 	keys := map[string]bool{}
 	s.touched("ducklake_inlined_data_tables", key, keys)
 	for _, t := range s.c.Created() {
-		if tid, sv, ok := parseInlinedName(t.Name); ok {
-			keys[strconv.FormatUint(tid, 10)+"/"+strconv.FormatUint(sv, 10)] = true
+		if it := t.Inlined; it != nil {
+			keys[strconv.FormatUint(it.TableID, 10)+"/"+strconv.FormatUint(it.SchemaVersion, 10)] = true
 		}
 	}
 	if len(keys) == 0 {
@@ -730,7 +703,7 @@ func (s *stager) inlinedTables() {
 			continue
 		}
 		it := core.InlinedTable{TableID: core.TableID(tid), SchemaVersion: sv, Name: name, Listed: has}
-		for _, c := range def.Columns[min(3, len(def.Columns)):] {
+		for _, c := range def.Columns[min(len(inlinedLeading), len(def.Columns)):] {
 			it.Columns = append(it.Columns, core.InlinedColumn{Name: c.Name, Type: c.Type})
 		}
 		s.fail(s.tx.PutInlinedTable(it))
@@ -746,17 +719,16 @@ func (s *stager) inlinedRows() {
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		tc := s.changed[name]
-		tid, sv, ok := parseInlinedName(name)
-		if !ok {
+		t := s.changed[name].Table()
+		if t.Inlined == nil {
 			continue
 		}
-		t := tc.Table()
+		tid, sv := t.Inlined.TableID, t.Inlined.SchemaVersion
 		inlinedRowOf := func(cells []any) (core.InlinedRow, error) {
 			var err error
 			r := rowOf(t, cells, &err)
 			out := core.InlinedRow{RowID: r.u("row_id"), Versioned: r.versioned()}
-			for i := 3; i < len(cells); i++ {
+			for i := len(inlinedLeading); i < len(cells); i++ {
 				v, verr := valueOf(cells[i])
 				if verr != nil && err == nil {
 					err = &core.Error{Kind: core.InvalidArgument, Msg: fmt.Sprintf("%s.%s: %v", t.Name, t.Columns[i].Name, verr)}
@@ -777,16 +749,7 @@ func (s *stager) inlinedRows() {
 			}
 			return out
 		}
-		var after [][]any
-		if set, err := s.c.Rows(t); err != nil {
-			s.fail(err)
-		} else {
-			for i := 0; i < set.Len(); i++ {
-				_, cells := set.Row(i)
-				after = append(after, cells)
-			}
-		}
-		old, nu := index(tc.Base()), index(after)
+		old, nu := index(s.rowsOf(name, before)), index(s.rowsOf(name, after))
 		rowIDs := make([]uint64, 0, len(old)+len(nu))
 		for id := range old {
 			rowIDs = append(rowIDs, id)

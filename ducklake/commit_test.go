@@ -73,12 +73,7 @@ func txRows(t *testing.T, c *Changes) func(*Table) [][]any {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out [][]any
-		for i := 0; i < set.Len(); i++ {
-			_, cells := set.Row(i)
-			out = append(out, cells)
-		}
-		return out
+		return set.Cells()
 	}
 }
 
@@ -217,7 +212,8 @@ func TestCommitGenesisAndDuckLakeWritesRoundTrip(t *testing.T) {
 	ins("ducklake_snapshot", []any{int64(3), when.Add(2 * time.Second), int64(3), int64(3), int64(2)})
 	ins("ducklake_snapshot_changes", []any{int64(3), `deleted_from_table:1,created_view:"main"."v"`, nil, nil, "{}"})
 	update("ducklake_inlined_data_1_2", func(r []any) bool { return r[0] == int64(3) }, "end_snapshot", int64(3))
-	del := func(table string, where func([]any) bool) {
+	// del deletes the rows where holds; some: it must delete at least one.
+	del := func(table string, where func([]any) bool, some bool) {
 		t.Helper()
 		set, err := c.Rows(c.Lookup(table))
 		noErr(t, err)
@@ -230,36 +226,21 @@ func TestCommitGenesisAndDuckLakeWritesRoundTrip(t *testing.T) {
 		}
 		n, err := c.Delete(table, ids)
 		noErr(t, err)
-		if n == 0 {
+		if some && n == 0 {
 			t.Fatalf("DELETE FROM %s: nothing deleted", table)
 		}
 	}
-	del("ducklake_inlined_data_1_2", func(r []any) bool { return r[0] == int64(4) })
+	del("ducklake_inlined_data_1_2", func(r []any) bool { return r[0] == int64(4) }, true)
 	update("ducklake_tag", func(r []any) bool { return r[0] == int64(1) }, "end_snapshot", int64(3))
 	ins("ducklake_view", []any{int64(2), "0192b7a8-7c51-7000-8000-0000000000cc", int64(3), nil, int64(0), "v", "duckdb", "SELECT 1", ""})
 	ins("ducklake_files_scheduled_for_deletion", []any{int64(9), "main/t/old.parquet", true, when})
 	commitAndCompare(t, cat, c)
 
 	c = pin(t, cat)
-	del = func(table string, where func([]any) bool) {
-		t.Helper()
-		set, err := c.Rows(c.Lookup(table))
-		noErr(t, err)
-		var ids []int64
-		for i := 0; i < set.Len(); i++ {
-			id, cells := set.Row(i)
-			if where(cells) {
-				ids = append(ids, id)
-			}
-		}
-		if _, err := c.Delete(table, ids); err != nil {
-			t.Fatal(err)
-		}
-	}
-	del("ducklake_snapshot", func(r []any) bool { return r[0] == int64(1) })
-	del("ducklake_snapshot_changes", func(r []any) bool { return r[0] == int64(1) })
-	del("ducklake_files_scheduled_for_deletion", func(r []any) bool { return true })
-	del("ducklake_column", func(r []any) bool { return r[2] != nil }) // ended versions
+	del("ducklake_snapshot", func(r []any) bool { return r[0] == int64(1) }, false)
+	del("ducklake_snapshot_changes", func(r []any) bool { return r[0] == int64(1) }, false)
+	del("ducklake_files_scheduled_for_deletion", func(r []any) bool { return true }, false)
+	del("ducklake_column", func(r []any) bool { return r[2] != nil }, false) // ended versions
 	before, _ := cat.Head(bg)
 	commitAndCompare(t, cat, c)
 	after, _ := cat.Head(bg)

@@ -57,13 +57,13 @@ const DuckLakeVersion = "0.3"
 
 var metadataRows = map[string]func(d *core.Dump) [][]any{
 	"ducklake_metadata": func(d *core.Dump) (rows [][]any) {
-		hasVersion := false
+		if !createdByDuckLake(d) {
+			rows = append(rows, []any{"version", DuckLakeVersion, nil, nil})
+		}
 		for _, o := range d.Options {
 			var scope, scopeID any
 			if o.Scope != core.ScopeGlobal {
 				scope, scopeID = o.Scope.String(), int64(o.ScopeID)
-			} else if _, ok := o.Values["version"]; ok {
-				hasVersion = true
 			}
 			keys := make([]string, 0, len(o.Values))
 			for k := range o.Values {
@@ -73,9 +73,6 @@ var metadataRows = map[string]func(d *core.Dump) [][]any{
 			for _, k := range keys {
 				rows = append(rows, []any{k, o.Values[k], scope, scopeID})
 			}
-		}
-		if !hasVersion {
-			rows = append([][]any{{"version", DuckLakeVersion, nil, nil}}, rows...)
 		}
 		return rows
 	},
@@ -222,17 +219,13 @@ var metadataRows = map[string]func(d *core.Dump) [][]any{
 	// DuckLake's own rows where it wrote them; for a lake the Go API wrote,
 	// one per table and schema version holding inlined rows.
 	"ducklake_inlined_data_tables": func(d *core.Dump) (rows [][]any) {
-		declared := map[[2]uint64]bool{}
 		for _, it := range d.InlinedTables {
-			declared[[2]uint64{uint64(it.TableID), it.SchemaVersion}] = true
 			if it.Listed {
 				rows = append(rows, []any{i64(it.TableID), it.Name, int64(it.SchemaVersion)})
 			}
 		}
-		for _, g := range d.Inlined {
-			if !declared[[2]uint64{uint64(g.TableID), g.SchemaVersion}] {
-				rows = append(rows, []any{i64(g.TableID), InlinedTableName(uint64(g.TableID), g.SchemaVersion), int64(g.SchemaVersion)})
-			}
+		for _, g := range undeclaredInlined(d) {
+			rows = append(rows, []any{i64(g.TableID), InlinedTableName(uint64(g.TableID), g.SchemaVersion), int64(g.SchemaVersion)})
 		}
 		return rows
 	},

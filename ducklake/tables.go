@@ -3,13 +3,22 @@
 // the ducklake_inlined_data_<table>_<schema version> tables, with exactly
 // the column names and DuckDB types of DuckLake's metadata-SQL contract
 // (../shared/ducklake/metadata-sql-contract.txt), and their rows read from
-// a core.Dump.
+// a core.Dump (View).
+//
+// It also holds a transaction's writes to those tables: Changes is the
+// write overlay over the View the transaction pinned (deletes, updates and
+// inserts by rowid, NOT NULL and the primary keys enforced), and Commit
+// lands it as one core commit through core's row-level entry point
+// (core.Catalog.BeginRows, which is all it asks of a Committer), returning
+// the view the commit leaves.
 //
 // The DuckDB storage extension (cshim/storage, through extension/) serves
-// DuckLake from this package: it lists a View's tables to DuckDB and scans
-// their rows. The package owns the mapping between DuckLake's rows and the
-// catalog model; it knows nothing about DuckDB's C++ API, cgo or the C ABI,
-// and it never opens a store (its input is a Dump).
+// DuckLake from this package: it lists a View's tables to DuckDB, scans
+// their rows, and hands DuckDB's writes to Changes and Commit. The package
+// owns the mapping between DuckLake's rows and the catalog model. It must
+// not depend on DuckDB itself (its library or C++ API; only the property
+// test runs DuckDB, through duckdb-go), cgo or the C ABI, and it never
+// opens a store: it reads a Dump and commits through a Committer.
 package ducklake
 
 import (
@@ -43,6 +52,10 @@ type Table struct {
 	PrimaryKey int
 	// Inlined is set for a ducklake_inlined_data_<table>_<version> table.
 	Inlined *InlinedTable
+
+	// index maps each lower-cased column name to its index; only the
+	// metadata tables (spec) have it.
+	index map[string]int
 }
 
 // InlinedTable identifies an inlined-data table.
@@ -54,6 +67,11 @@ type InlinedTable struct {
 // ColumnIndex returns the index of the named column (case-insensitive, as
 // DuckDB resolves names), or -1.
 func (t *Table) ColumnIndex(name string) int {
+	if i, ok := t.index[strings.ToLower(name)]; ok && strings.EqualFold(t.Columns[i].Name, name) {
+		return i
+	}
+	// No index, or not found by its lower case: decide by case folding
+	// (the two differ on a few non-ASCII letters, such as U+017F for s).
 	for i, c := range t.Columns {
 		if strings.EqualFold(c.Name, name) {
 			return i
@@ -95,6 +113,13 @@ func spec(name, columns string) *Table {
 		}
 		t.Columns = append(t.Columns, c)
 	}
+	t.index = make(map[string]int, len(t.Columns))
+	for i, c := range t.Columns {
+		if _, dup := t.index[strings.ToLower(c.Name)]; dup {
+			panic("ducklake: column " + c.Name + " given twice in " + name)
+		}
+		t.index[strings.ToLower(c.Name)] = i
+	}
 	return t
 }
 
@@ -123,6 +148,16 @@ var metadataTables = []*Table{
 	spec("ducklake_name_mapping", "mapping_id B, column_id B, source_name V, target_field_id B, parent_column B, is_partition BOOL"),
 	spec("ducklake_schema_versions", "begin_snapshot B, schema_version B"),
 }
+
+// metadataByName holds the metadata tables by name (lower case, as
+// DuckLake names them).
+var metadataByName = func() map[string]*Table {
+	m := make(map[string]*Table, len(metadataTables))
+	for _, t := range metadataTables {
+		m[strings.ToLower(t.Name)] = t
+	}
+	return m
+}()
 
 // MetadataTables returns DuckLake 0.3's 22 metadata tables in creation
 // order. The result is shared: do not modify it.

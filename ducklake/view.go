@@ -15,6 +15,9 @@ import (
 // scan of a View returns the same rows in the same order (a row's index is
 // its rowid). Safe for concurrent use.
 type View struct {
+	// dump is what rows not yet built are built from: the dump read at
+	// head, or for a view a commit left (Changes.committed) the pinned
+	// view's, which still holds the tables the commit did not change.
 	dump    *core.Dump
 	head    core.Head
 	hasLake bool
@@ -37,9 +40,7 @@ func NewView(d *core.Dump) (*View, error) {
 	v.tables = append(v.tables, metadataTables...)
 	// DuckLake's inlined-data tables as it created them; a lake the Go API
 	// wrote has none, and its inlined rows follow the table's columns.
-	declared := map[[2]uint64]bool{}
 	for _, it := range d.InlinedTables {
-		declared[[2]uint64{uint64(it.TableID), it.SchemaVersion}] = true
 		t := &Table{Name: it.Name, PrimaryKey: -1, Inlined: &InlinedTable{TableID: uint64(it.TableID), SchemaVersion: it.SchemaVersion},
 			Columns: slices.Clone(inlinedLeading)}
 		for _, c := range it.Columns {
@@ -47,10 +48,7 @@ func NewView(d *core.Dump) (*View, error) {
 		}
 		v.tables = append(v.tables, t)
 	}
-	for _, g := range d.Inlined {
-		if declared[[2]uint64{uint64(g.TableID), g.SchemaVersion}] {
-			continue
-		}
+	for _, g := range undeclaredInlined(d) {
 		t, err := inlinedTable(d, g.TableID, g.SchemaVersion, g.Rows)
 		if err != nil {
 			return nil, err
@@ -107,6 +105,23 @@ var inlinedLeading = []Column{
 	{Name: "row_id", Type: TypeBigint},
 	{Name: "begin_snapshot", Type: TypeBigint},
 	{Name: "end_snapshot", Type: TypeBigint},
+}
+
+// undeclaredInlined lists the dump's groups of inlined rows whose table
+// and schema version have no inlined-data table DuckLake declared (the
+// rows a lake the Go API wrote holds), in dump order.
+func undeclaredInlined(d *core.Dump) []*core.InlinedRows {
+	declared := map[[2]uint64]bool{}
+	for _, it := range d.InlinedTables {
+		declared[[2]uint64{uint64(it.TableID), it.SchemaVersion}] = true
+	}
+	var out []*core.InlinedRows
+	for i := range d.Inlined {
+		if g := &d.Inlined[i]; !declared[[2]uint64{uint64(g.TableID), g.SchemaVersion}] {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // inlinedTable describes ducklake_inlined_data_<table>_<version>: row_id,
@@ -170,10 +185,10 @@ func inlinedRows(d *core.Dump, t *Table) [][]any {
 	if group == nil {
 		return nil
 	}
-	width := len(t.Columns) - 3
+	width := len(t.Columns) - len(inlinedLeading)
 	rows := make([][]any, 0, len(group.Rows))
 	for _, r := range group.Rows {
-		row := make([]any, 0, 3+width)
+		row := make([]any, 0, len(t.Columns))
 		row = append(row, int64(r.RowID), int64(r.Begin), end(r.Versioned))
 		for i := 0; i < width; i++ {
 			var cell any

@@ -2,11 +2,11 @@ package sqlfn
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/moraine-go/moraine/core"
+	"github.com/moraine-go/moraine/ducklake"
 )
 
 // The ducklake_* metadata tables, as table functions
@@ -314,7 +314,7 @@ func metadataFunctions() []*Function {
 			cols("table_id U, table_name T, schema_version U"),
 			func(d *core.Dump) (rows [][]any) {
 				for _, g := range d.Inlined {
-					rows = append(rows, []any{uint64(g.TableID), inlinedTableName(g.TableID, g.SchemaVersion), g.SchemaVersion})
+					rows = append(rows, []any{uint64(g.TableID), ducklake.InlinedTableName(uint64(g.TableID), g.SchemaVersion), g.SchemaVersion})
 				}
 				return rows
 			}},
@@ -325,8 +325,4 @@ func metadataFunctions() []*Function {
 	}
 	out = append(out, inlinedDataFunction())
 	return out
-}
-
-func inlinedTableName(t core.TableID, sv uint64) string {
-	return fmt.Sprintf("ducklake_inlined_data_%d_%d", t, sv)
 }

@@ -93,8 +93,13 @@ typedef struct moraine_s3_config {
 #define MORAINE_FLUSH_CONTINUOUS UINT64_MAX
 
 /* An attach option as the host received it: a name (any case; a META_
- * prefix, as DuckLake users write it, is ignored) and its value (BOOLEAN,
- * BIGINT, UBIGINT or VARCHAR; NULL is refused). */
+ * prefix, as DuckLake users write it, is ignored; NULL or "" is refused)
+ * and its value, which must not be a NULL pointer. The value is taken as
+ * a BOOLEAN, BIGINT or UBIGINT, a VARCHAR, or an OTHER as its text (a
+ * string; an OTHER integer literal as a BIGINT or UBIGINT, a string
+ * literal as a VARCHAR); MORAINE_TYPE_NULL is refused naming the option,
+ * and every other type (DOUBLE, BLOB, TIMESTAMP_TZ, LIST, STRUCT, DUCKDB,
+ * ABSENT) is refused. */
 typedef struct moraine_value moraine_value;
 typedef struct moraine_option {
 	const char *name;
@@ -123,11 +128,13 @@ typedef struct moraine_option {
  *   wal_store                store URI for the WAL / commit log (WAL_STORE;
  *                            NULL = none), opened with the same S3 settings
  *   option_count, options    (version 2) every further attach option, by
- *                            name, checked by the same rules as the SQL
- *                            attach: an unknown name or a bad value is
- *                            refused naming it and what is accepted, and an
- *                            option given twice (here and as an argument)
- *                            is refused. Read during the call only.
+ *                            name (at most 65536 of them). Each value is
+ *                            read as moraine_option says, then checked by
+ *                            the SQL attach's option rules: an unknown name
+ *                            or a bad value is refused naming it and what
+ *                            is accepted, and an option given twice (here
+ *                            and as an argument) is refused. Read during
+ *                            the call only.
  *   flags                    (version 2) MORAINE_ATTACH_* */
 typedef struct moraine_commit_log_options {
 	uint32_t size;
@@ -242,7 +249,8 @@ typedef struct moraine_table_list {
 	const moraine_table_def *tables;
 } moraine_table_list;
 
-/* Lists the tables of schema main the transaction sees. */
+/* Lists the tables of schema main the transaction sees; out must not be
+ * NULL. */
 int32_t moraine_txn_tables(moraine_txn txn, moraine_table_list **out, moraine_error *err);
 
 /* Frees a table list (NULL is ignored). */
@@ -278,12 +286,14 @@ typedef struct moraine_filter {
 /* Opens a scan of the named table as the transaction sees it (its head
  * with the transaction's own writes, as they are when the scan opens),
  * returning the columns listed (indexes into the table's columns, or
- * MORAINE_COLUMN_ROWID). Arrays are read during the call only. */
+ * MORAINE_COLUMN_ROWID). Arrays (at most 1 << 20 columns and as many
+ * filters) are read during the call only. */
 int32_t moraine_scan_open(moraine_txn txn, const char *table, const uint64_t *columns, uint64_t column_count,
                           const moraine_filter *filters, uint64_t filter_count, moraine_scan *out, moraine_error *err);
 
-/* Returns the next rows (at most max_rows; 0 means 2048) in *out, one
- * column per projected column in order; a table of zero rows at the end.
+/* Returns the next rows (at most max_rows, capped at 1048576 = 1 << 20;
+ * 0 means 2048) in *out, one column per projected column in order; a
+ * table of zero rows at the end.
  * Each column's MORAINE_TYPE_* is chosen per batch from the values (a
  * value written as MORAINE_TYPE_DUCKDB comes back as one); the host casts
  * it to the column's declared type. Free *out with moraine_table_free. */

@@ -105,6 +105,10 @@ var (
 	commitLogOptionsV2Size = uint32(unsafe.Offsetof(C.moraine_commit_log_options{}.flags) + unsafe.Sizeof(C.moraine_commit_log_options{}.flags))
 )
 
+// maxOptions bounds commit_log->option_count (a sanity limit on what the
+// host claims; there are a few dozen attach options).
+const maxOptions = 1 << 16
+
 // abiConfig turns the C arguments into attach options and parses them, so
 // the C ABI and SQL follow the same rules and messages.
 func abiConfig(path string, s3 C.moraine_s3_config_cptr, readOnly bool, dataPath string, flushMS uint64,
@@ -134,13 +138,15 @@ func abiConfig(path string, s3 C.moraine_s3_config_cptr, readOnly bool, dataPath
 			return nil, invalidf("moraine_attach_with_commit_log: commit_log->size is %d; set it to sizeof(moraine_commit_log_options) (at least %d)", uint32(cl.size), commitLogOptionsV1Size)
 		}
 		if uint32(cl.size) >= commitLogOptionsV2Size {
-			if cl.option_count > 0 && cl.options == nil {
-				return nil, invalidf("moraine_attach_with_commit_log: commit_log->options is NULL with option_count %d", uint64(cl.option_count))
-			}
-			if cl.option_count > 0 {
-				for i, o := range unsafe.Slice(cl.options, int(cl.option_count)) {
+			if n := uint64(cl.option_count); n > maxOptions {
+				return nil, invalidf("moraine_attach_with_commit_log: commit_log->option_count %d is too many (at most %d)", n, maxOptions)
+			} else if n > 0 {
+				if cl.options == nil {
+					return nil, invalidf("moraine_attach_with_commit_log: commit_log->options is NULL with option_count %d", n)
+				}
+				for i, o := range unsafe.Slice(cl.options, int(n)) {
 					name := goStr(o.name)
-					if o.name == nil || name == "" {
+					if name == "" {
 						return nil, invalidf("moraine_attach_with_commit_log: option %d has no name", i)
 					}
 					v, err := optionValue(name, (*C.moraine_value)(unsafe.Pointer(o.value)))

@@ -172,9 +172,7 @@ func moraine_execute(h C.moraine_bound, out **C.moraine_table, cerr *C.moraine_e
 //export moraine_bound_free
 func moraine_bound_free(h C.moraine_bound) {
 	defer codes.Guard(func(error) {})
-	if _, err := lookupHandle[*bound](uint64(h), "moraine_bound"); err == nil {
-		deleteHandle(uint64(h))
-	}
+	releaseHandle[*bound](uint64(h), "moraine_bound")
 }
 
 //export moraine_table_free

@@ -222,18 +222,28 @@ const (
 	duckdbIntegerLiteral = 38
 )
 
+// cView is a value's bytes (str, len) in C memory, not copied: nil for a
+// NULL str or a zero len. Valid during the call only.
+func cView(v *C.moraine_value) []byte {
+	if v.str == nil || v.len == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(v.str)), int(v.len))
+}
+
+// cString copies a value's bytes into a string ("" for none).
+func cString(v *C.moraine_value) string { return string(cView(v)) }
+
+// cBytes copies a value's bytes into a new slice (empty, not nil, for
+// none).
+func cBytes(v *C.moraine_value) []byte { return append([]byte{}, cView(v)...) }
+
 // valueFromC copies one argument (and its children) out of C memory.
 func valueFromC(v *C.moraine_value, depth int) (sqlfn.Value, error) {
 	if depth > 64 {
 		return sqlfn.Value{}, invalidf("an argument is nested more than 64 levels deep")
 	}
 	out := sqlfn.Value{Type: sqlfn.Type(v._type)}
-	text := func() string {
-		if v.str == nil || v.len == 0 {
-			return ""
-		}
-		return string(unsafe.Slice((*byte)(unsafe.Pointer(v.str)), int(v.len)))
-	}
 	switch out.Type {
 	case sqlfn.TypeNull, sqlfn.TypeAbsent:
 	case sqlfn.TypeBoolean:
@@ -245,13 +255,13 @@ func valueFromC(v *C.moraine_value, depth int) (sqlfn.Value, error) {
 	case sqlfn.TypeDouble:
 		out.Double = float64(v.dbl)
 	case sqlfn.TypeVarchar:
-		out.Str = text()
+		out.Str = cString(v)
 	case sqlfn.TypeBlob, sqlfn.TypeDuckDB:
-		out.Bytes = []byte(text())
+		out.Bytes = cBytes(v)
 	case sqlfn.TypeTimestampTZ:
 		out.Int = int64(v.bigint)
 	case sqlfn.TypeOther:
-		out.Str = text()
+		out.Str = cString(v)
 		out.TypeName = duckdbTypeNames[int32(v.duckdb_type)]
 		switch int32(v.duckdb_type) {
 		case duckdbStringLiteral:

@@ -16,17 +16,17 @@ var handles struct {
 	live map[uintptr]bool
 }
 
-// countHandles counts the live handles whose value satisfies is.
-func countHandles(is func(any) bool) uint64 {
+// countHandles counts the live handles by class in one pass under the
+// lock (one consistent snapshot): counts[class(v)] for each handle's value
+// v; a class outside counts is not counted.
+func countHandles(counts []uint64, class func(any) int) {
 	handles.mu.Lock()
 	defer handles.mu.Unlock()
-	var n uint64
 	for h := range handles.live {
-		if is(cgo.Handle(h).Value()) {
-			n++
+		if c := class(cgo.Handle(h).Value()); c >= 0 && c < len(counts) {
+			counts[c]++
 		}
 	}
-	return n
 }
 
 func newHandle(v any) uint64 {
@@ -54,6 +54,14 @@ func lookupHandle[T any](h uint64, what string) (T, error) {
 		return zero, &core.Error{Kind: core.InvalidArgument, Msg: fmt.Sprintf("%d is not a %s handle", h, what)}
 	}
 	return v, nil
+}
+
+// releaseHandle releases h if it is a live handle holding a T; anything
+// else (0, a stale or foreign handle, one of another kind) is ignored.
+func releaseHandle[T any](h uint64, what string) {
+	if _, err := lookupHandle[T](h, what); err == nil {
+		deleteHandle(h)
+	}
 }
 
 // deleteHandle releases h; it reports false for a handle that is not live.

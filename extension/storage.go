@@ -24,8 +24,8 @@ import (
 // extension"): transactions, table lists, scans and writes over
 // extension/internal/storage, and the request counts of an attach.
 
-// scanHandle is what a moraine_scan handle holds.
-type scanHandle struct{ *storage.Scan }
+// A moraine_txn handle holds a *storage.Txn, a moraine_scan one a
+// *storage.Scan.
 
 //export moraine_txn_begin
 func moraine_txn_begin(catalog C.moraine_catalog, out *C.moraine_txn, cerr *C.moraine_error) (rc C.int32_t) {
@@ -49,9 +49,7 @@ func moraine_txn_begin(catalog C.moraine_catalog, out *C.moraine_txn, cerr *C.mo
 //export moraine_txn_end
 func moraine_txn_end(txn C.moraine_txn) {
 	defer codes.Guard(func(error) {})
-	if _, err := lookupHandle[*storage.Txn](uint64(txn), "moraine_txn"); err == nil {
-		deleteHandle(uint64(txn))
-	}
+	releaseHandle[*storage.Txn](uint64(txn), "moraine_txn")
 }
 
 //export moraine_txn_tables
@@ -122,24 +120,19 @@ func moraine_scan_open(txn C.moraine_txn, table C.moraine_cstr, columns C.morain
 		return setError(cerr, invalidf("moraine_scan_open: table and out must not be NULL"))
 	}
 	*out = 0
-	if (columnCount > 0 && columns == nil) || (filterCount > 0 && filters == nil) {
+	if filterCount > maxColumns {
+		return setError(cerr, invalidf("moraine_scan_open: %d filters is too many (at most %d)", uint64(filterCount), maxColumns))
+	}
+	if filterCount > 0 && filters == nil {
 		return setError(cerr, invalidf("moraine_scan_open: NULL array with a non-zero count"))
+	}
+	cols, err := columnsFromC("moraine_scan_open", columns, columnCount, true)
+	if err != nil {
+		return setError(cerr, err)
 	}
 	tx, err := lookupHandle[*storage.Txn](uint64(txn), "moraine_txn")
 	if err != nil {
 		return setError(cerr, err)
-	}
-	var cols []int
-	if columnCount > 0 {
-		for _, c := range unsafe.Slice((*C.uint64_t)(unsafe.Pointer(columns)), int(columnCount)) {
-			if uint64(c) == C.MORAINE_COLUMN_ROWID {
-				cols = append(cols, storage.Rowid)
-			} else if uint64(c) > 1<<31 {
-				return setError(cerr, invalidf("moraine_scan_open: column %d is out of range", uint64(c)))
-			} else {
-				cols = append(cols, int(c))
-			}
-		}
 	}
 	var fs []storage.Filter
 	if filterCount > 0 {
@@ -174,7 +167,7 @@ func moraine_scan_open(txn C.moraine_txn, table C.moraine_cstr, columns C.morain
 	if err != nil {
 		return setError(cerr, err)
 	}
-	*out = C.moraine_scan(newHandle(scanHandle{s}))
+	*out = C.moraine_scan(newHandle(s))
 	return setError(cerr, nil)
 }
 
@@ -185,11 +178,11 @@ func moraine_scan_next(scan C.moraine_scan, maxRows C.uint64_t, out **C.moraine_
 		return setError(cerr, invalidf("moraine_scan_next: out is NULL"))
 	}
 	*out = nil
-	s, err := lookupHandle[scanHandle](uint64(scan), "moraine_scan")
+	s, err := lookupHandle[*storage.Scan](uint64(scan), "moraine_scan")
 	if err != nil {
 		return setError(cerr, err)
 	}
-	n := int(min(uint64(maxRows), 1<<20))
+	n := int(min(uint64(maxRows), maxScanRows))
 	*out = tableToC(s.Next(n))
 	return setError(cerr, nil)
 }
@@ -197,14 +190,62 @@ func moraine_scan_next(scan C.moraine_scan, maxRows C.uint64_t, out **C.moraine_
 //export moraine_scan_close
 func moraine_scan_close(scan C.moraine_scan) {
 	defer codes.Guard(func(error) {})
-	if _, err := lookupHandle[scanHandle](uint64(scan), "moraine_scan"); err == nil {
-		deleteHandle(uint64(scan))
-	}
+	releaseHandle[*storage.Scan](uint64(scan), "moraine_scan")
 }
 
-// maxCells bounds the values one write call may carry (a sanity limit on
-// what the host claims; DuckLake's statements are far smaller).
-const maxCells = 1 << 30
+// Sanity limits on what the host claims (DuckLake's statements are far
+// smaller): maxCells bounds the values (and rowids) one write call may
+// carry, maxColumns the column indexes or filters of one call,
+// maxScanRows the rows of one moraine_scan_next.
+const (
+	maxCells    = 1 << 30
+	maxColumns  = 1 << 20
+	maxScanRows = 1 << 20
+)
+
+// rowidsFromC copies count rowids out of C memory.
+func rowidsFromC(what string, rowids C.moraine_i64_cptr, count C.uint64_t) ([]int64, error) {
+	n := uint64(count)
+	if n > maxCells {
+		return nil, invalidf("%s: %d rowids is too many (at most %d)", what, n, maxCells)
+	}
+	if n > 0 && rowids == nil {
+		return nil, invalidf("%s: rowids is NULL with a count of %d", what, n)
+	}
+	ids := make([]int64, n)
+	if n > 0 {
+		for i, id := range unsafe.Slice((*C.int64_t)(unsafe.Pointer(rowids)), int(n)) {
+			ids[i] = int64(id)
+		}
+	}
+	return ids, nil
+}
+
+// columnsFromC copies count column indexes out of C memory;
+// MORAINE_COLUMN_ROWID reads as storage.Rowid where rowid allows it.
+func columnsFromC(what string, columns C.moraine_u64_cptr, count C.uint64_t, rowid bool) ([]int, error) {
+	n := uint64(count)
+	if n > maxColumns {
+		return nil, invalidf("%s: %d columns is too many (at most %d)", what, n, maxColumns)
+	}
+	if n > 0 && columns == nil {
+		return nil, invalidf("%s: columns is NULL with a count of %d", what, n)
+	}
+	cols := make([]int, n)
+	if n > 0 {
+		for i, c := range unsafe.Slice((*C.uint64_t)(unsafe.Pointer(columns)), int(n)) {
+			switch {
+			case rowid && uint64(c) == C.MORAINE_COLUMN_ROWID:
+				cols[i] = storage.Rowid
+			case uint64(c) > 1<<31:
+				return nil, invalidf("%s: column %d is out of range", what, uint64(c))
+			default:
+				cols[i] = int(c)
+			}
+		}
+	}
+	return cols, nil
+}
 
 // rowsFromC copies a moraine_rows into Go cells (see cellFromC).
 func rowsFromC(what string, rows C.moraine_rows_cptr) ([][]any, error) {
@@ -245,12 +286,6 @@ func cellFromC(v *C.moraine_value) (any, error) {
 	if v.len > maxCells {
 		return nil, invalidf("a value of %d bytes is too long", uint64(v.len))
 	}
-	bytes := func() []byte {
-		if v.str == nil || v.len == 0 {
-			return []byte{}
-		}
-		return append([]byte(nil), unsafe.Slice((*byte)(unsafe.Pointer(v.str)), int(v.len))...)
-	}
 	switch sqlfn.Type(v._type) {
 	case sqlfn.TypeNull:
 		return nil, nil
@@ -263,13 +298,13 @@ func cellFromC(v *C.moraine_value) (any, error) {
 	case sqlfn.TypeDouble:
 		return float64(v.dbl), nil
 	case sqlfn.TypeVarchar:
-		return string(bytes()), nil
+		return cString(v), nil
 	case sqlfn.TypeBlob:
-		return bytes(), nil
+		return cBytes(v), nil
 	case sqlfn.TypeTimestampTZ:
 		return time.UnixMicro(int64(v.bigint)).UTC(), nil
 	case sqlfn.TypeDuckDB:
-		return ducklake.Encoded(bytes()), nil
+		return ducklake.Encoded(cBytes(v)), nil
 	}
 	return nil, invalidf("a value of type %s is not a cell (give NULL, BOOLEAN, BIGINT, UBIGINT, DOUBLE, VARCHAR, BLOB, TIMESTAMP_TZ or DUCKDB)", sqlfn.Type(v._type))
 }
@@ -311,15 +346,9 @@ func moraine_txn_delete(txn C.moraine_txn, table C.moraine_cstr, rowids C.morain
 	if err != nil {
 		return setError(cerr, err)
 	}
-	if count > maxCells || (count > 0 && rowids == nil) {
-		return setError(cerr, invalidf("moraine_txn_delete: %d rowids at %p", uint64(count), rowids))
-	}
-	var ids []int64
-	if count > 0 {
-		ids = make([]int64, count)
-		for i, id := range unsafe.Slice((*C.int64_t)(unsafe.Pointer(rowids)), int(count)) {
-			ids[i] = int64(id)
-		}
+	ids, err := rowidsFromC("moraine_txn_delete", rowids, count)
+	if err != nil {
+		return setError(cerr, err)
 	}
 	n, err := tx.Delete(name, ids)
 	if err != nil {
@@ -346,24 +375,13 @@ func moraine_txn_update(txn C.moraine_txn, table C.moraine_cstr, rowids C.morain
 	if uint64(rows.column_count) != uint64(columnCount) {
 		return setError(cerr, invalidf("moraine_txn_update: rows of %d values for %d columns", uint64(rows.column_count), uint64(columnCount)))
 	}
-	n := len(values)
-	if (n > 0 && rowids == nil) || (columnCount > 0 && columns == nil) || columnCount > 1<<20 {
-		return setError(cerr, invalidf("moraine_txn_update: NULL rowids or columns with a non-zero count"))
+	ids, err := rowidsFromC("moraine_txn_update", rowids, C.uint64_t(len(values)))
+	if err != nil {
+		return setError(cerr, err)
 	}
-	ids := make([]int64, n)
-	if n > 0 {
-		for i, id := range unsafe.Slice((*C.int64_t)(unsafe.Pointer(rowids)), n) {
-			ids[i] = int64(id)
-		}
-	}
-	cols := make([]int, columnCount)
-	if columnCount > 0 {
-		for i, c := range unsafe.Slice((*C.uint64_t)(unsafe.Pointer(columns)), int(columnCount)) {
-			if uint64(c) > 1<<31 {
-				return setError(cerr, invalidf("moraine_txn_update: column %d is out of range", uint64(c)))
-			}
-			cols[i] = int(c)
-		}
+	cols, err := columnsFromC("moraine_txn_update", columns, columnCount, false)
+	if err != nil {
+		return setError(cerr, err)
 	}
 	return setError(cerr, tx.Update(name, ids, cols, values))
 }
@@ -379,7 +397,7 @@ func moraine_txn_create_table(txn C.moraine_txn, def C.moraine_table_def_cptr, i
 		return setError(cerr, err)
 	}
 	n := uint64(def.column_count)
-	if n > 1<<20 || (n > 0 && def.columns == nil) {
+	if n > maxColumns || (n > 0 && def.columns == nil) {
 		return setError(cerr, invalidf("moraine_txn_create_table: %d columns at %p", n, def.columns))
 	}
 	t := &ducklake.Table{Name: goStr(def.name), PrimaryKey: int(def.primary_key)}
@@ -447,11 +465,23 @@ func moraine_runtime_info(out *C.moraine_runtime, cerr *C.moraine_error) (rc C.i
 	if out == nil {
 		return setError(cerr, invalidf("moraine_runtime_info: out is NULL"))
 	}
-	is := func(match func(any) bool) C.uint64_t { return C.uint64_t(countHandles(match)) }
+	const catalogs, transactions, scans = 0, 1, 2
+	var n [3]uint64
+	countHandles(n[:], func(v any) int {
+		switch v.(type) {
+		case attachedCatalog:
+			return catalogs
+		case *storage.Txn:
+			return transactions
+		case *storage.Scan:
+			return scans
+		}
+		return -1
+	})
 	*out = C.moraine_runtime{
-		catalogs:     is(func(v any) bool { _, ok := v.(attachedCatalog); return ok }),
-		transactions: is(func(v any) bool { _, ok := v.(*storage.Txn); return ok }),
-		scans:        is(func(v any) bool { _, ok := v.(scanHandle); return ok }),
+		catalogs:     C.uint64_t(n[catalogs]),
+		transactions: C.uint64_t(n[transactions]),
+		scans:        C.uint64_t(n[scans]),
 		goroutines:   C.uint64_t(runtime.NumGoroutine()),
 	}
 	return setError(cerr, nil)

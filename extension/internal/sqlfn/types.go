@@ -58,9 +58,10 @@ func (t Type) String() string {
 }
 
 // Value is one argument as DuckDB handed it. Exactly the field of its Type
-// is meaningful: Bool, Int (BIGINT), Uint (UBIGINT), Double, Str (VARCHAR,
-// and the text of OTHER), Bytes (BLOB), Children (LIST elements, STRUCT
-// fields) with Names (STRUCT field names).
+// is meaningful: Bool, Int (BIGINT, and TIMESTAMP_TZ in microseconds), Uint
+// (UBIGINT), Double, Str (VARCHAR, and the text of OTHER), Bytes (BLOB and
+// DUCKDB), Children (LIST elements, STRUCT fields) with Names (STRUCT field
+// names).
 type Value struct {
 	Type Type
 	// TypeName is DuckDB's name for the value's type when it is not one of

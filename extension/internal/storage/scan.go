@@ -97,7 +97,8 @@ func (s *Scan) Next(max int) *sqlfn.Table {
 		max = 2048
 	}
 	out := &sqlfn.Table{Columns: make([]sqlfn.Column, len(s.cols))}
-	kinds := make([]cellKind, len(s.cols))
+	held := make([]batchColumn, len(s.cols))
+	types := make([]sqlfn.Type, len(s.cols)) // admit's scratch
 	for s.next < s.rows.Len() && len(out.Rows) < max {
 		id, row := s.rows.Row(s.next)
 		if !s.keep(row) {
@@ -112,7 +113,7 @@ func (s *Scan) Next(max int) *sqlfn.Table {
 				cells[j] = row[c]
 			}
 		}
-		if !admit(kinds, cells) {
+		if !admit(held, types, cells) {
 			break // the row starts the next batch
 		}
 		s.next++
@@ -123,49 +124,50 @@ func (s *Scan) Next(max int) *sqlfn.Table {
 		if c != Rowid {
 			name = s.table.Columns[c].Name
 		}
-		out.Columns[j] = sqlfn.Column{Name: name, Type: carrier(out.Rows, j)}
+		typ := held[j].typ
+		switch {
+		case held[j].mixed:
+			typ = carrier(out.Rows, j)
+		case typ == sqlfn.TypeNull:
+			typ = sqlfn.TypeBigint // all NULL: any type does
+		}
+		out.Columns[j] = sqlfn.Column{Name: name, Type: typ}
 	}
 	return out
 }
 
-// cellKind is what a batch column holds so far.
-type cellKind uint8
-
-const (
-	kindNone    cellKind = iota // only NULLs
-	kindEncoded                 // ducklake.Encoded cells
-	kindPlain                   // cells of the other types
-)
+// batchColumn is what a batch column holds so far.
+type batchColumn struct {
+	typ   sqlfn.Type // the type of its first non-NULL cell; TypeNull while only NULLs
+	mixed bool       // it holds cells of more than one type (never DUCKDB)
+}
 
 // admit reports whether a row's cells can join the batch without mixing
-// Encoded and other cells in one column, and records their kinds if so.
-func admit(kinds []cellKind, cells []any) bool {
+// Encoded (DUCKDB) and other cells in one column, and records their types
+// in held if so. types is scratch of len(cells).
+func admit(held []batchColumn, types []sqlfn.Type, cells []any) bool {
 	for j, c := range cells {
-		k := kindOf(c)
-		if k != kindNone && kinds[j] != kindNone && kinds[j] != k {
+		t := cellType(c)
+		types[j] = t
+		if h := held[j].typ; t != sqlfn.TypeNull && h != sqlfn.TypeNull && (t == sqlfn.TypeDuckDB) != (h == sqlfn.TypeDuckDB) {
 			return false
 		}
 	}
-	for j, c := range cells {
-		if k := kindOf(c); k != kindNone {
-			kinds[j] = k
+	for j, t := range types {
+		switch h := &held[j]; {
+		case t == sqlfn.TypeNull:
+		case h.typ == sqlfn.TypeNull:
+			h.typ = t
+		case h.typ != t:
+			h.mixed = true
 		}
 	}
 	return true
 }
 
-func kindOf(c any) cellKind {
-	switch c.(type) {
-	case nil:
-		return kindNone
-	case ducklake.Encoded:
-		return kindEncoded
-	}
-	return kindPlain
-}
-
 // carrier picks the wire type of column j and converts cells that do not
-// fit it to text.
+// fit it to text (Next calls it for the columns whose cells differ in
+// type only).
 func carrier(rows [][]any, j int) sqlfn.Type {
 	var typ sqlfn.Type
 	mixed := false

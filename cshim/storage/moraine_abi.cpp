@@ -48,51 +48,63 @@ ErrorData MoraineErrorData(int32_t code, const string &message) {
 	}
 }
 
+string MoraineError::TakeMessage(int32_t rc, const string &what) {
+	string message = err.message ? string(err.message) : string("error code ") + std::to_string(rc);
+	moraine_error_free(&err);
+	return what.empty() ? message : what + ": " + message;
+}
+
 ErrorData MoraineError::ToErrorData(int32_t rc, const string &what) {
 	if (rc == MORAINE_OK) {
 		return ErrorData();
 	}
-	string message = err.message ? string(err.message) : string("error code ") + std::to_string(rc);
-	moraine_error_free(&err);
-	return MoraineErrorData(rc, what.empty() ? message : what + ": " + message);
+	return MoraineErrorData(rc, TakeMessage(rc, what));
 }
 
 void MoraineError::Check(int32_t rc, const string &what) {
 	if (rc == MORAINE_OK) {
 		return;
 	}
-	string message = err.message ? string(err.message) : string("error code ") + std::to_string(rc);
-	moraine_error_free(&err);
-	ThrowMoraineError(rc, what.empty() ? message : what + ": " + message);
+	ThrowMoraineError(rc, TakeMessage(rc, what));
 }
 
-MoraineValue::MoraineValue(const Value &v) {
-	std::memset(&value, 0, sizeof(value));
+namespace {
+//! Sets out (zeroed) to v when v is NULL, a BOOLEAN or an integer (BIGINT
+//! for the signed ones, UBIGINT for the unsigned ones); false otherwise.
+bool SetScalar(const Value &v, moraine_value &out) {
 	if (v.IsNull()) {
-		value.type = MORAINE_TYPE_NULL;
-		return;
+		out.type = MORAINE_TYPE_NULL;
+		return true;
 	}
 	switch (v.type().id()) {
 	case LogicalTypeId::BOOLEAN:
-		value.type = MORAINE_TYPE_BOOLEAN;
-		value.boolean = BooleanValue::Get(v);
-		return;
+		out.type = MORAINE_TYPE_BOOLEAN;
+		out.boolean = BooleanValue::Get(v);
+		return true;
 	case LogicalTypeId::TINYINT:
 	case LogicalTypeId::SMALLINT:
 	case LogicalTypeId::INTEGER:
 	case LogicalTypeId::BIGINT:
-		value.type = MORAINE_TYPE_BIGINT;
-		value.bigint = v.GetValue<int64_t>();
-		return;
+		out.type = MORAINE_TYPE_BIGINT;
+		out.bigint = v.GetValue<int64_t>();
+		return true;
 	case LogicalTypeId::UTINYINT:
 	case LogicalTypeId::USMALLINT:
 	case LogicalTypeId::UINTEGER:
 	case LogicalTypeId::UBIGINT:
-		value.type = MORAINE_TYPE_UBIGINT;
-		value.ubigint = v.GetValue<uint64_t>();
-		return;
+		out.type = MORAINE_TYPE_UBIGINT;
+		out.ubigint = v.GetValue<uint64_t>();
+		return true;
 	default:
-		break;
+		return false;
+	}
+}
+} // namespace
+
+MoraineValue::MoraineValue(const Value &v) {
+	std::memset(&value, 0, sizeof(value));
+	if (SetScalar(v, value)) {
+		return;
 	}
 	value.type = MORAINE_TYPE_VARCHAR;
 	text = v.ToString();
@@ -125,30 +137,10 @@ void MoraineRows::Append(const Value &v) {
 		cell.len = bytes.back().size();
 	};
 	auto &type = v.type();
-	if (v.IsNull()) {
-		cell.type = MORAINE_TYPE_NULL;
-	} else if (type.HasAlias()) {
+	if (!v.IsNull() && type.HasAlias()) {
 		cell.type = -1; // an aliased type (JSON, ...) keeps its alias: encoded below
-	} else {
+	} else if (!SetScalar(v, cell)) {
 		switch (type.id()) {
-		case LogicalTypeId::BOOLEAN:
-			cell.type = MORAINE_TYPE_BOOLEAN;
-			cell.boolean = BooleanValue::Get(v);
-			break;
-		case LogicalTypeId::TINYINT:
-		case LogicalTypeId::SMALLINT:
-		case LogicalTypeId::INTEGER:
-		case LogicalTypeId::BIGINT:
-			cell.type = MORAINE_TYPE_BIGINT;
-			cell.bigint = v.GetValue<int64_t>();
-			break;
-		case LogicalTypeId::UTINYINT:
-		case LogicalTypeId::USMALLINT:
-		case LogicalTypeId::UINTEGER:
-		case LogicalTypeId::UBIGINT:
-			cell.type = MORAINE_TYPE_UBIGINT;
-			cell.ubigint = v.GetValue<uint64_t>();
-			break;
 		case LogicalTypeId::DOUBLE:
 			cell.type = MORAINE_TYPE_DOUBLE;
 			cell.dbl = DoubleValue::Get(v);

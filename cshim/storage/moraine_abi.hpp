@@ -53,6 +53,9 @@ public:
 	ErrorData ToErrorData(int32_t rc, const string &what);
 
 private:
+	//! The message (what prefixes it), freed from err.
+	string TakeMessage(int32_t rc, const string &what);
+
 	moraine_error err;
 };
 

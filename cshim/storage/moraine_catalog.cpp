@@ -63,31 +63,42 @@ optional_ptr<SchemaCatalogEntry> MoraineCatalog::LookupSchema(CatalogTransaction
 	                      GetName());
 }
 
-namespace {
-//! A READ_ONLY attach takes no write.
-void CheckWritable(MoraineCatalog &catalog, const string &what) {
-	if (catalog.IsReadOnlyAttach()) {
-		throw InvalidInputException("moraine: \"%s\" is attached read-only (READ_ONLY): %s is refused",
-		                            catalog.GetName(), what);
+void MoraineCatalog::CheckWritable(const string &what) {
+	if (read_only) {
+		throw InvalidInputException("moraine: \"%s\" is attached read-only (READ_ONLY): %s is refused", GetName(),
+		                            what);
 	}
 }
 
-[[noreturn]] void NotSupported(MoraineCatalog &catalog, const string &what) {
-	CheckWritable(catalog, what);
+void MoraineCatalog::NotSupported(const string &what) {
+	CheckWritable(what);
 	throw NotImplementedException("moraine: %s in \"%s\" is not supported: moraine serves DuckLake's metadata tables, "
 	                              "which take INSERT, UPDATE, DELETE and CREATE TABLE",
-	                              what, catalog.GetName());
+	                              what, GetName());
 }
-} // namespace
+
+LogicalType MoraineCatalog::ParseType(const string &text) {
+	{
+		lock_guard<mutex> guard(type_lock);
+		auto it = types.find(text);
+		if (it != types.end()) {
+			return it->second.DeepCopy();
+		}
+	}
+	auto type = TransformStringToLogicalType(text); // unlocked: the full parser
+	lock_guard<mutex> guard(type_lock);
+	types.emplace(text, type.DeepCopy());
+	return type;
+}
 
 PhysicalOperator &MoraineCatalog::PlanCreateTableAs(ClientContext &context, PhysicalPlanGenerator &planner,
                                                     LogicalCreateTable &op, PhysicalOperator &plan) {
-	NotSupported(*this, "CREATE TABLE AS");
+	NotSupported("CREATE TABLE AS");
 }
 
 PhysicalOperator &MoraineCatalog::PlanInsert(ClientContext &context, PhysicalPlanGenerator &planner,
                                              LogicalInsert &op, optional_ptr<PhysicalOperator> plan) {
-	CheckWritable(*this, "INSERT");
+	CheckWritable("INSERT");
 	if (op.return_chunk) {
 		throw NotImplementedException("moraine: INSERT ... RETURNING into \"%s\" is not supported", GetName());
 	}
@@ -110,7 +121,7 @@ PhysicalOperator &MoraineCatalog::PlanInsert(ClientContext &context, PhysicalPla
 
 PhysicalOperator &MoraineCatalog::PlanDelete(ClientContext &context, PhysicalPlanGenerator &planner,
                                              LogicalDelete &op, PhysicalOperator &plan) {
-	CheckWritable(*this, "DELETE");
+	CheckWritable("DELETE");
 	if (op.return_chunk) {
 		throw NotImplementedException("moraine: DELETE ... RETURNING from \"%s\" is not supported", GetName());
 	}
@@ -123,7 +134,7 @@ PhysicalOperator &MoraineCatalog::PlanDelete(ClientContext &context, PhysicalPla
 
 PhysicalOperator &MoraineCatalog::PlanUpdate(ClientContext &context, PhysicalPlanGenerator &planner,
                                              LogicalUpdate &op, PhysicalOperator &plan) {
-	CheckWritable(*this, "UPDATE");
+	CheckWritable("UPDATE");
 	if (op.return_chunk) {
 		throw NotImplementedException("moraine: UPDATE ... RETURNING of \"%s\" is not supported", GetName());
 	}
@@ -136,13 +147,13 @@ PhysicalOperator &MoraineCatalog::PlanUpdate(ClientContext &context, PhysicalPla
 
 PhysicalOperator &MoraineCatalog::PlanMergeInto(ClientContext &context, PhysicalPlanGenerator &planner,
                                                 LogicalMergeInto &op, PhysicalOperator &plan) {
-	NotSupported(*this, "MERGE INTO (or INSERT ... ON CONFLICT)");
+	NotSupported("MERGE INTO (or INSERT ... ON CONFLICT)");
 }
 
 unique_ptr<LogicalOperator> MoraineCatalog::BindCreateIndex(Binder &binder, CreateStatement &stmt,
                                                             TableCatalogEntry &table,
                                                             unique_ptr<LogicalOperator> plan) {
-	NotSupported(*this, "CREATE INDEX");
+	NotSupported("CREATE INDEX");
 }
 
 DatabaseSize MoraineCatalog::GetDatabaseSize(ClientContext &context) {

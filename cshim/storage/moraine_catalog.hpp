@@ -12,6 +12,8 @@
 #pragma once
 
 #include "duckdb/catalog/catalog.hpp"
+#include "duckdb/common/mutex.hpp"
+#include "duckdb/common/unordered_map.hpp"
 
 #include "moraine_abi.hpp"
 
@@ -33,6 +35,15 @@ public:
 	MoraineSchemaEntry &GetMainSchema() {
 		return *main_schema;
 	}
+	//! Refuses a write on a READ_ONLY attach.
+	void CheckWritable(const string &what);
+	//! Refuses a statement moraine does not take (as a write on a
+	//! READ_ONLY attach first).
+	[[noreturn]] void NotSupported(const string &what);
+	//! A column type from its text, as TransformStringToLogicalType reads
+	//! it, parsed once per attach (each caller gets its own copy: nothing
+	//! of its type info is shared).
+	LogicalType ParseType(const string &text);
 
 	void Initialize(bool load_builtin) override;
 	string GetCatalogType() override {
@@ -67,6 +78,8 @@ private:
 	string path;
 	bool read_only;
 	unique_ptr<MoraineSchemaEntry> main_schema;
+	mutex type_lock;
+	unordered_map<string, LogicalType> types;
 };
 
 } // namespace duckdb

@@ -10,16 +10,15 @@ namespace duckdb {
 
 MoraineDelete::MoraineDelete(PhysicalPlan &physical_plan, const vector<LogicalType> &types, MoraineTableEntry &table_p,
                              idx_t row_id_index_p, idx_t estimated_cardinality)
-    : PhysicalOperator(physical_plan, PhysicalOperatorType::EXTENSION, types, estimated_cardinality), table(table_p),
+    : MoraineWriteOperator(physical_plan, types, table_p, "MORAINE_DELETE", estimated_cardinality),
       row_id_index(row_id_index_p) {
 }
 
 namespace {
 
-class MoraineDeleteGlobalState : public GlobalSinkState {
+class MoraineDeleteGlobalState : public MoraineWriteState {
 public:
 	vector<int64_t> rowids;
-	idx_t delete_count = 0;
 };
 
 } // namespace
@@ -55,25 +54,8 @@ SinkFinalizeType MoraineDelete::Finalize(Pipeline &pipeline, Event &event, Clien
 	err.Check(moraine_txn_delete(transaction.Handle(), table.name.c_str(), state.rowids.data(), state.rowids.size(),
 	                             &deleted, err.Out()),
 	          "moraine: DELETE from " + table.name);
-	state.delete_count = NumericCast<idx_t>(deleted);
+	state.count = NumericCast<idx_t>(deleted);
 	return SinkFinalizeType::READY;
-}
-
-SourceResultType MoraineDelete::GetData(ExecutionContext &context, DataChunk &chunk, OperatorSourceInput &input) const {
-	auto &state = sink_state->Cast<MoraineDeleteGlobalState>();
-	chunk.SetCardinality(1);
-	chunk.SetValue(0, 0, Value::BIGINT(NumericCast<int64_t>(state.delete_count)));
-	return SourceResultType::FINISHED;
-}
-
-string MoraineDelete::GetName() const {
-	return "MORAINE_DELETE";
-}
-
-InsertionOrderPreservingMap<string> MoraineDelete::ParamsToString() const {
-	InsertionOrderPreservingMap<string> result;
-	result["Table Name"] = table.name;
-	return result;
 }
 
 } // namespace duckdb

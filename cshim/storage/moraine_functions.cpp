@@ -10,11 +10,21 @@ namespace duckdb {
 
 namespace {
 
-// ---- moraine_requests(database) -------------------------------------------
-
-struct RequestsBindData : public TableFunctionData {
+//! The bind data of the functions taking a database name.
+struct DatabaseBindData : public TableFunctionData {
 	string database;
 };
+
+//! The state of the functions returning one row.
+struct OnceState : public GlobalTableFunctionState {
+	bool done = false;
+};
+
+unique_ptr<GlobalTableFunctionState> OnceInit(ClientContext &context, TableFunctionInitInput &input) {
+	return make_uniq<OnceState>();
+}
+
+// ---- moraine_requests(database) -------------------------------------------
 
 struct RequestsState : public GlobalTableFunctionState {
 	MoraineTablePtr table;
@@ -26,7 +36,7 @@ unique_ptr<FunctionData> RequestsBind(ClientContext &context, TableFunctionBindI
 	if (input.inputs[0].IsNull()) {
 		throw InvalidInputException("moraine_requests: the database name is NULL");
 	}
-	auto result = make_uniq<RequestsBindData>();
+	auto result = make_uniq<DatabaseBindData>();
 	result->database = input.inputs[0].ToString();
 	names = {"store", "op", "requests"};
 	return_types = {LogicalType::VARCHAR, LogicalType::VARCHAR, LogicalType::BIGINT};
@@ -45,7 +55,7 @@ MoraineCatalog &MoraineCatalogByName(ClientContext &context, const string &datab
 }
 
 unique_ptr<GlobalTableFunctionState> RequestsInit(ClientContext &context, TableFunctionInitInput &input) {
-	auto &bind_data = input.bind_data->Cast<RequestsBindData>();
+	auto &bind_data = input.bind_data->Cast<DatabaseBindData>();
 	auto &catalog = MoraineCatalogByName(context, bind_data.database, "moraine_requests");
 	auto state = make_uniq<RequestsState>();
 	MoraineError err;
@@ -71,24 +81,16 @@ void RequestsScan(ClientContext &context, TableFunctionInput &input, DataChunk &
 
 // ---- moraine_info(database) ---------------------------------------------------
 
-struct InfoState : public GlobalTableFunctionState {
-	bool done = false;
-};
-
 unique_ptr<FunctionData> InfoBind(ClientContext &context, TableFunctionBindInput &input,
                                   vector<LogicalType> &return_types, vector<string> &names) {
 	if (input.inputs[0].IsNull()) {
 		throw InvalidInputException("moraine_info: the database name is NULL");
 	}
-	auto result = make_uniq<RequestsBindData>();
+	auto result = make_uniq<DatabaseBindData>();
 	result->database = input.inputs[0].ToString();
 	names = {"role", "read_only", "format", "head_snapshot"};
 	return_types = {LogicalType::VARCHAR, LogicalType::BOOLEAN, LogicalType::BIGINT, LogicalType::BIGINT};
 	return std::move(result);
-}
-
-unique_ptr<GlobalTableFunctionState> InfoInit(ClientContext &context, TableFunctionInitInput &input) {
-	return make_uniq<InfoState>();
 }
 
 const char *RoleName(int32_t role) {
@@ -107,13 +109,13 @@ const char *RoleName(int32_t role) {
 }
 
 void InfoScan(ClientContext &context, TableFunctionInput &input, DataChunk &output) {
-	auto &state = input.global_state->Cast<InfoState>();
+	auto &state = input.global_state->Cast<OnceState>();
 	if (state.done) {
 		output.SetCardinality(0);
 		return;
 	}
 	state.done = true;
-	auto &catalog = MoraineCatalogByName(context, input.bind_data->Cast<RequestsBindData>().database, "moraine_info");
+	auto &catalog = MoraineCatalogByName(context, input.bind_data->Cast<DatabaseBindData>().database, "moraine_info");
 	moraine_info info;
 	MoraineError err;
 	auto rc = moraine_catalog_info(catalog.Handle(), &info, err.Out());
@@ -136,10 +138,6 @@ void InfoScan(ClientContext &context, TableFunctionInput &input, DataChunk &outp
 
 // ---- moraine_runtime() ------------------------------------------------------
 
-struct RuntimeState : public GlobalTableFunctionState {
-	bool done = false;
-};
-
 unique_ptr<FunctionData> RuntimeBind(ClientContext &context, TableFunctionBindInput &input,
                                      vector<LogicalType> &return_types, vector<string> &names) {
 	names = {"catalogs", "transactions", "scans", "goroutines"};
@@ -147,12 +145,8 @@ unique_ptr<FunctionData> RuntimeBind(ClientContext &context, TableFunctionBindIn
 	return make_uniq<TableFunctionData>();
 }
 
-unique_ptr<GlobalTableFunctionState> RuntimeInit(ClientContext &context, TableFunctionInitInput &input) {
-	return make_uniq<RuntimeState>();
-}
-
 void RuntimeScan(ClientContext &context, TableFunctionInput &input, DataChunk &output) {
-	auto &state = input.global_state->Cast<RuntimeState>();
+	auto &state = input.global_state->Cast<OnceState>();
 	if (state.done) {
 		output.SetCardinality(0);
 		return;
@@ -173,8 +167,8 @@ void RuntimeScan(ClientContext &context, TableFunctionInput &input, DataChunk &o
 void MoraineFunctions::Register(ExtensionLoader &loader) {
 	loader.RegisterFunction(
 	    TableFunction("moraine_requests", {LogicalType::VARCHAR}, RequestsScan, RequestsBind, RequestsInit));
-	loader.RegisterFunction(TableFunction("moraine_info", {LogicalType::VARCHAR}, InfoScan, InfoBind, InfoInit));
-	loader.RegisterFunction(TableFunction("moraine_runtime", {}, RuntimeScan, RuntimeBind, RuntimeInit));
+	loader.RegisterFunction(TableFunction("moraine_info", {LogicalType::VARCHAR}, InfoScan, InfoBind, OnceInit));
+	loader.RegisterFunction(TableFunction("moraine_runtime", {}, RuntimeScan, RuntimeBind, OnceInit));
 }
 
 } // namespace duckdb

@@ -10,19 +10,17 @@ namespace duckdb {
 
 MoraineInsert::MoraineInsert(PhysicalPlan &physical_plan, const vector<LogicalType> &types, MoraineTableEntry &table_p,
                              idx_t estimated_cardinality)
-    : PhysicalOperator(physical_plan, PhysicalOperatorType::EXTENSION, types, estimated_cardinality),
-      table(table_p) {
+    : MoraineWriteOperator(physical_plan, types, table_p, "MORAINE_INSERT", estimated_cardinality) {
 }
 
 namespace {
 
-class MoraineInsertGlobalState : public GlobalSinkState {
+class MoraineInsertGlobalState : public MoraineWriteState {
 public:
 	explicit MoraineInsertGlobalState(idx_t column_count) : rows(column_count) {
 	}
 
 	MoraineRows rows;
-	idx_t insert_count = 0;
 };
 
 } // namespace
@@ -49,8 +47,8 @@ SinkResultType MoraineInsert::Sink(ExecutionContext &context, DataChunk &chunk, 
 SinkFinalizeType MoraineInsert::Finalize(Pipeline &pipeline, Event &event, ClientContext &context,
                                          OperatorSinkFinalizeInput &input) const {
 	auto &state = input.global_state.Cast<MoraineInsertGlobalState>();
-	state.insert_count = state.rows.RowCount();
-	if (state.insert_count == 0) {
+	state.count = state.rows.RowCount();
+	if (state.count == 0) {
 		return SinkFinalizeType::READY;
 	}
 	auto &transaction = MoraineTransaction::Get(context, table.ParentCatalog());
@@ -59,23 +57,6 @@ SinkFinalizeType MoraineInsert::Finalize(Pipeline &pipeline, Event &event, Clien
 	err.Check(moraine_txn_insert(transaction.Handle(), table.name.c_str(), &rows, err.Out()),
 	          "moraine: INSERT into " + table.name);
 	return SinkFinalizeType::READY;
-}
-
-SourceResultType MoraineInsert::GetData(ExecutionContext &context, DataChunk &chunk, OperatorSourceInput &input) const {
-	auto &state = sink_state->Cast<MoraineInsertGlobalState>();
-	chunk.SetCardinality(1);
-	chunk.SetValue(0, 0, Value::BIGINT(NumericCast<int64_t>(state.insert_count)));
-	return SourceResultType::FINISHED;
-}
-
-string MoraineInsert::GetName() const {
-	return "MORAINE_INSERT";
-}
-
-InsertionOrderPreservingMap<string> MoraineInsert::ParamsToString() const {
-	InsertionOrderPreservingMap<string> result;
-	result["Table Name"] = table.name;
-	return result;
 }
 
 } // namespace duckdb

@@ -11,40 +11,20 @@
 
 #pragma once
 
-#include "duckdb/execution/physical_operator.hpp"
+#include "moraine_write_operator.hpp"
 
 namespace duckdb {
-class MoraineTableEntry;
 
-class MoraineInsert : public PhysicalOperator {
+class MoraineInsert : public MoraineWriteOperator {
 public:
 	MoraineInsert(PhysicalPlan &physical_plan, const vector<LogicalType> &types, MoraineTableEntry &table,
 	              idx_t estimated_cardinality);
 
-	MoraineTableEntry &table;
-
-public:
-	// Source interface: the row count
-	SourceResultType GetData(ExecutionContext &context, DataChunk &chunk, OperatorSourceInput &input) const override;
-	bool IsSource() const override {
-		return true;
-	}
-
-public:
 	// Sink interface
 	unique_ptr<GlobalSinkState> GetGlobalSinkState(ClientContext &context) const override;
 	SinkResultType Sink(ExecutionContext &context, DataChunk &chunk, OperatorSinkInput &input) const override;
 	SinkFinalizeType Finalize(Pipeline &pipeline, Event &event, ClientContext &context,
 	                          OperatorSinkFinalizeInput &input) const override;
-	bool IsSink() const override {
-		return true;
-	}
-	bool ParallelSink() const override {
-		return false;
-	}
-
-	string GetName() const override;
-	InsertionOrderPreservingMap<string> ParamsToString() const override;
 };
 
 } // namespace duckdb

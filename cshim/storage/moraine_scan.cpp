@@ -2,6 +2,7 @@
 
 #include "duckdb/common/exception/conversion_exception.hpp"
 #include "duckdb/common/types/vector.hpp"
+#include "duckdb/common/vector_operations/vector_operations.hpp"
 #include "duckdb/function/table_function.hpp"
 #include "duckdb/planner/expression/bound_columnref_expression.hpp"
 #include "duckdb/planner/expression/bound_comparison_expression.hpp"
@@ -14,14 +15,12 @@
 
 namespace duckdb {
 
-MoraineScanBindData::MoraineScanBindData(MoraineTableEntry &entry_p, string table_p, vector<string> names_p,
-                                         vector<LogicalType> types_p)
-    : entry(entry_p), catalog(entry_p.ParentCatalog()), table(std::move(table_p)), names(std::move(names_p)),
-      types(std::move(types_p)) {
+MoraineScanBindData::MoraineScanBindData(MoraineTableEntry &entry_p, string table_p)
+    : entry(entry_p), catalog(entry_p.ParentCatalog()), table(std::move(table_p)) {
 }
 
 unique_ptr<FunctionData> MoraineScanBindData::Copy() const {
-	auto result = make_uniq<MoraineScanBindData>(entry, table, names, types);
+	auto result = make_uniq<MoraineScanBindData>(entry, table);
 	result->hints = hints;
 	return std::move(result);
 }
@@ -32,13 +31,7 @@ bool MoraineScanBindData::Equals(const FunctionData &other_p) const {
 }
 
 unique_ptr<FunctionData> MoraineScan::Bind(MoraineTableEntry &table) {
-	vector<string> names;
-	vector<LogicalType> types;
-	for (auto &col : table.GetColumns().Logical()) {
-		names.push_back(col.Name());
-		types.push_back(col.Type());
-	}
-	return make_uniq<MoraineScanBindData>(table, table.name, std::move(names), std::move(types));
+	return make_uniq<MoraineScanBindData>(table, table.name);
 }
 
 virtual_column_map_t MoraineScan::VirtualColumns() {
@@ -60,14 +53,8 @@ struct MoraineScanState : public GlobalTableFunctionState {
 //! A column the core can filter on: its declared type is one the hints
 //! compare exactly (the core keeps what it cannot decide anyway).
 bool Hintable(const LogicalType &type) {
-	switch (type.id()) {
-	case LogicalTypeId::BIGINT:
-	case LogicalTypeId::VARCHAR:
-	case LogicalTypeId::BOOLEAN:
-		return type.id() != LogicalTypeId::VARCHAR || !type.HasAlias();
-	default:
-		return false;
-	}
+	return type.id() == LogicalTypeId::BIGINT || type.id() == LogicalTypeId::BOOLEAN ||
+	       (type.id() == LogicalTypeId::VARCHAR && !type.HasAlias());
 }
 
 int32_t HintOp(ExpressionType type) {
@@ -128,7 +115,7 @@ void PushdownComplexFilter(ClientContext &context, LogicalGet &get, FunctionData
 			if (!column.IsValid() || op == 0 || constant->GetExpressionClass() != ExpressionClass::BOUND_CONSTANT) {
 				continue;
 			}
-			auto &type = bind_data.types[column.GetIndex()];
+			auto &type = bind_data.entry.GetColumn(LogicalIndex(column.GetIndex())).Type();
 			auto &value = constant->Cast<BoundConstantExpression>().value;
 			if (!Hintable(type) || value.type() != type) {
 				continue;
@@ -232,32 +219,39 @@ void CopyFixed(const moraine_column &col, idx_t count, Vector &out) {
 	}
 }
 
-void CopyColumn(const string &table, const string &name, const moraine_column &col, idx_t count, Vector &out) {
+//! Copies a batch column into a vector of the type it carries; false for
+//! any other pairing.
+bool CopyCarried(const moraine_column &col, idx_t count, Vector &out) {
 	auto &type = out.GetType();
 	switch (type.id()) {
 	case LogicalTypeId::BIGINT:
 		if (col.type == MORAINE_TYPE_BIGINT) {
-			return CopyFixed<int64_t>(col, count, out);
+			CopyFixed<int64_t>(col, count, out);
+			return true;
 		}
 		break;
 	case LogicalTypeId::UBIGINT:
 		if (col.type == MORAINE_TYPE_UBIGINT) {
-			return CopyFixed<uint64_t>(col, count, out);
+			CopyFixed<uint64_t>(col, count, out);
+			return true;
 		}
 		break;
 	case LogicalTypeId::DOUBLE:
 		if (col.type == MORAINE_TYPE_DOUBLE) {
-			return CopyFixed<double>(col, count, out);
+			CopyFixed<double>(col, count, out);
+			return true;
 		}
 		break;
 	case LogicalTypeId::BOOLEAN:
 		if (col.type == MORAINE_TYPE_BOOLEAN) {
-			return CopyFixed<bool>(col, count, out);
+			CopyFixed<bool>(col, count, out);
+			return true;
 		}
 		break;
 	case LogicalTypeId::TIMESTAMP_TZ:
 		if (col.type == MORAINE_TYPE_TIMESTAMP_TZ) {
-			return CopyFixed<int64_t>(col, count, out);
+			CopyFixed<int64_t>(col, count, out);
+			return true;
 		}
 		break;
 	case LogicalTypeId::VARCHAR:
@@ -274,14 +268,65 @@ void CopyColumn(const string &table, const string &name, const moraine_column &c
 					data[r] = StringVector::AddStringOrBlob(out, src[r].data, src[r].size);
 				}
 			}
-			return;
+			return true;
 		}
 		break;
 	default:
 		break;
 	}
-	// Any other pairing: DuckDB's own cast from the carried value (a
-	// MORAINE_TYPE_DUCKDB value of the column's own type is taken as it is).
+	return false;
+}
+
+//! The DuckDB type of a batch column's cells (what CellValue makes of
+//! them); INVALID for DUCKDB cells (each of its own type) and the rest.
+LogicalType CarriedType(int32_t type) {
+	switch (type) {
+	case MORAINE_TYPE_BOOLEAN:
+		return LogicalType::BOOLEAN;
+	case MORAINE_TYPE_BIGINT:
+		return LogicalType::BIGINT;
+	case MORAINE_TYPE_UBIGINT:
+		return LogicalType::UBIGINT;
+	case MORAINE_TYPE_DOUBLE:
+		return LogicalType::DOUBLE;
+	case MORAINE_TYPE_TIMESTAMP_TZ:
+		return LogicalType::TIMESTAMP_TZ;
+	case MORAINE_TYPE_VARCHAR:
+		return LogicalType::VARCHAR;
+	case MORAINE_TYPE_BLOB:
+		return LogicalType::BLOB;
+	default:
+		return LogicalType::INVALID;
+	}
+}
+
+void CopyColumn(const string &table, const string &name, const moraine_column &col, idx_t count, Vector &out) {
+	if (CopyCarried(col, count, out)) {
+		return;
+	}
+	auto &type = out.GetType();
+	// Another pairing (UUIDs carried as VARCHAR, JSON, narrower integers,
+	// ...): DuckDB's default cast of the whole column from the carried
+	// type, the one Value::DefaultTryCastAs applies to each cell.
+	auto carried = CarriedType(col.type);
+	if (carried.id() != LogicalTypeId::INVALID && !type.IsNested()) {
+		Vector cells(carried, count);
+		CopyCarried(col, count, cells);
+		string error;
+		bool converted;
+		try {
+			converted = VectorOperations::DefaultTryCast(cells, out, count, &error);
+		} catch (std::exception &) {
+			converted = false;
+		}
+		if (converted) {
+			return;
+		}
+		// A cell does not convert: the cell by cell pass below names the
+		// first one.
+	}
+	// Cell by cell: DUCKDB cells (each a value of its own type; one of the
+	// column's own type is taken as it is), and the errors.
 	for (idx_t r = 0; r < count; r++) {
 		Value value;
 		try {

@@ -28,15 +28,13 @@ struct MoraineFilterHint {
 };
 
 struct MoraineScanBindData : public TableFunctionData {
-	MoraineScanBindData(MoraineTableEntry &entry, string table, vector<string> names, vector<LogicalType> types);
+	MoraineScanBindData(MoraineTableEntry &entry, string table);
 
 	//! The entry of the transaction that bound the scan; it lives as long
 	//! as that transaction, so a bound scan is never cached beyond it.
 	MoraineTableEntry &entry;
 	Catalog &catalog;
 	string table;
-	vector<string> names;
-	vector<LogicalType> types;
 	vector<MoraineFilterHint> hints;
 
 	unique_ptr<FunctionData> Copy() const override;

@@ -18,20 +18,6 @@ MoraineSchemaEntry::MoraineSchemaEntry(Catalog &catalog, CreateSchemaInfo &info)
 }
 
 namespace {
-void CheckWritable(Catalog &catalog, const string &what) {
-	if (catalog.Cast<MoraineCatalog>().IsReadOnlyAttach()) {
-		throw InvalidInputException("moraine: \"%s\" is attached read-only (READ_ONLY): %s is refused",
-		                            catalog.GetName(), what);
-	}
-}
-
-[[noreturn]] void ReadOnlyLake(Catalog &catalog, const string &what) {
-	CheckWritable(catalog, what);
-	throw NotImplementedException("moraine: %s in \"%s\" is not supported: moraine serves DuckLake's metadata tables, "
-	                              "which take INSERT, UPDATE, DELETE and CREATE TABLE",
-	                              what, catalog.GetName());
-}
-
 MoraineTransaction &TransactionOf(CatalogTransaction transaction, Catalog &catalog) {
 	if (transaction.transaction) {
 		return transaction.transaction->Cast<MoraineTransaction>();
@@ -43,7 +29,7 @@ MoraineTransaction &TransactionOf(CatalogTransaction transaction, Catalog &catal
 optional_ptr<CatalogEntry> MoraineSchemaEntry::CreateTable(CatalogTransaction transaction, BoundCreateTableInfo &info) {
 	auto &catalog = ParentCatalog();
 	auto &base = info.Base();
-	CheckWritable(catalog, "CREATE TABLE");
+	catalog.Cast<MoraineCatalog>().CheckWritable("CREATE TABLE");
 	bool if_not_exists = false;
 	switch (base.on_conflict) {
 	case OnCreateConflict::ERROR_ON_CONFLICT:
@@ -128,52 +114,52 @@ optional_ptr<CatalogEntry> MoraineSchemaEntry::CreateTable(CatalogTransaction tr
 }
 
 optional_ptr<CatalogEntry> MoraineSchemaEntry::CreateFunction(CatalogTransaction transaction, CreateFunctionInfo &info) {
-	ReadOnlyLake(ParentCatalog(), "CREATE FUNCTION");
+	ParentCatalog().Cast<MoraineCatalog>().NotSupported("CREATE FUNCTION");
 }
 
 optional_ptr<CatalogEntry> MoraineSchemaEntry::CreateIndex(CatalogTransaction transaction, CreateIndexInfo &info,
                                                            TableCatalogEntry &table) {
-	ReadOnlyLake(ParentCatalog(), "CREATE INDEX");
+	ParentCatalog().Cast<MoraineCatalog>().NotSupported("CREATE INDEX");
 }
 
 optional_ptr<CatalogEntry> MoraineSchemaEntry::CreateView(CatalogTransaction transaction, CreateViewInfo &info) {
-	ReadOnlyLake(ParentCatalog(), "CREATE VIEW");
+	ParentCatalog().Cast<MoraineCatalog>().NotSupported("CREATE VIEW");
 }
 
 optional_ptr<CatalogEntry> MoraineSchemaEntry::CreateSequence(CatalogTransaction transaction, CreateSequenceInfo &info) {
-	ReadOnlyLake(ParentCatalog(), "CREATE SEQUENCE");
+	ParentCatalog().Cast<MoraineCatalog>().NotSupported("CREATE SEQUENCE");
 }
 
 optional_ptr<CatalogEntry> MoraineSchemaEntry::CreateTableFunction(CatalogTransaction transaction,
                                                                    CreateTableFunctionInfo &info) {
-	ReadOnlyLake(ParentCatalog(), "CREATE FUNCTION");
+	ParentCatalog().Cast<MoraineCatalog>().NotSupported("CREATE FUNCTION");
 }
 
 optional_ptr<CatalogEntry> MoraineSchemaEntry::CreateCopyFunction(CatalogTransaction transaction,
                                                                   CreateCopyFunctionInfo &info) {
-	ReadOnlyLake(ParentCatalog(), "CREATE FUNCTION");
+	ParentCatalog().Cast<MoraineCatalog>().NotSupported("CREATE FUNCTION");
 }
 
 optional_ptr<CatalogEntry> MoraineSchemaEntry::CreatePragmaFunction(CatalogTransaction transaction,
                                                                     CreatePragmaFunctionInfo &info) {
-	ReadOnlyLake(ParentCatalog(), "CREATE FUNCTION");
+	ParentCatalog().Cast<MoraineCatalog>().NotSupported("CREATE FUNCTION");
 }
 
 optional_ptr<CatalogEntry> MoraineSchemaEntry::CreateCollation(CatalogTransaction transaction,
                                                                CreateCollationInfo &info) {
-	ReadOnlyLake(ParentCatalog(), "CREATE COLLATION");
+	ParentCatalog().Cast<MoraineCatalog>().NotSupported("CREATE COLLATION");
 }
 
 optional_ptr<CatalogEntry> MoraineSchemaEntry::CreateType(CatalogTransaction transaction, CreateTypeInfo &info) {
-	ReadOnlyLake(ParentCatalog(), "CREATE TYPE");
+	ParentCatalog().Cast<MoraineCatalog>().NotSupported("CREATE TYPE");
 }
 
 void MoraineSchemaEntry::Alter(CatalogTransaction transaction, AlterInfo &info) {
-	ReadOnlyLake(ParentCatalog(), "ALTER");
+	ParentCatalog().Cast<MoraineCatalog>().NotSupported("ALTER");
 }
 
 void MoraineSchemaEntry::DropEntry(ClientContext &context, DropInfo &info) {
-	ReadOnlyLake(ParentCatalog(), "DROP");
+	ParentCatalog().Cast<MoraineCatalog>().NotSupported("DROP");
 }
 
 void MoraineSchemaEntry::Scan(ClientContext &context, CatalogType type,

@@ -125,22 +125,19 @@ unique_ptr<Catalog> MoraineAttach(optional_ptr<StorageExtensionInfo> storage_inf
 
 	// Every option DuckDB did not take itself (READ_ONLY, TYPE) goes to the
 	// core by name; it refuses unknown ones naming the accepted ones.
-	vector<string> names;
+	// The option names are the map's keys, which stay put for the call.
 	vector<unique_ptr<MoraineValue>> values;
+	vector<moraine_option> options;
 	bool s3_given = false;
 	string wal_store;
 	for (auto &entry : attach_options.options) {
-		names.push_back(entry.first);
 		values.push_back(make_uniq<MoraineValue>(entry.second));
+		options.push_back(moraine_option {entry.first.c_str(), values.back()->Get()});
 		s3_given = s3_given || IsS3Option(entry.first);
 		auto lower = StringUtil::Lower(entry.first);
 		if ((lower == "wal_store" || lower == "meta_wal_store") && !entry.second.IsNull()) {
 			wal_store = entry.second.ToString();
 		}
-	}
-	vector<moraine_option> options;
-	for (idx_t i = 0; i < names.size(); i++) {
-		options.push_back(moraine_option {names[i].c_str(), values[i]->Get()});
 	}
 
 	// S3 credentials: S3_* options when given; else a DuckDB secret scoped

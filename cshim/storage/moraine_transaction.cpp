@@ -3,6 +3,7 @@
 #include "duckdb/parser/parsed_data/create_table_info.hpp"
 #include "duckdb/parser/constraints/not_null_constraint.hpp"
 #include "duckdb/parser/constraints/unique_constraint.hpp"
+#include "duckdb/common/type_visitor.hpp"
 #include "duckdb/common/types.hpp"
 #include "duckdb/parser/parser.hpp"
 
@@ -51,17 +52,20 @@ struct TableListDeleter {
 };
 } // namespace
 
-//! A column type from its text: types an extension defines (JSON) are
-//! resolved through the client's catalogs when it can.
-static LogicalType ColumnType(const string &text, const shared_ptr<ClientContext> &context) {
-	if (context) {
-		try {
-			return TransformStringToLogicalType(text, *context);
-		} catch (std::exception &) {
-			// not a type the client knows: the plain parse below
-		}
+//! A column type from its text: the catalog's cached parse, or, for text
+//! naming a type the parser does not know (USER: JSON, ...), that type
+//! resolved through the client's catalogs when it can (uncached, so JSON
+//! resolves once its extension is loaded).
+static LogicalType ColumnType(MoraineCatalog &catalog, const string &text, const shared_ptr<ClientContext> &context) {
+	auto type = catalog.ParseType(text);
+	if (!context || !TypeVisitor::Contains(type, LogicalTypeId::USER)) {
+		return type; // what resolving through the catalogs returns for it
 	}
-	return TransformStringToLogicalType(text);
+	try {
+		return TransformStringToLogicalType(text, *context);
+	} catch (std::exception &) {
+		return type; // not a type the client knows: the plain parse
+	}
 }
 
 unique_ptr<MoraineTableEntry> MoraineTransaction::MakeEntry(const moraine_table_def &def) {
@@ -70,7 +74,7 @@ unique_ptr<MoraineTableEntry> MoraineTransaction::MakeEntry(const moraine_table_
 	CreateTableInfo info(schema, def.name);
 	for (idx_t c = 0; c < def.column_count; c++) {
 		auto &col = def.columns[c];
-		auto type = ColumnType(col.type, client);
+		auto type = ColumnType(catalog, col.type, client);
 		info.columns.AddColumn(ColumnDefinition(col.name, std::move(type)));
 		if (col.not_null) {
 			info.constraints.push_back(make_uniq<NotNullConstraint>(LogicalIndex(c)));
@@ -95,50 +99,31 @@ void MoraineTransaction::Refresh() {
 	moraine_table_list *raw = nullptr;
 	err.Check(moraine_txn_tables(handle, &raw, err.Out()), "moraine: listing the tables of " + catalog.GetName());
 	unique_ptr<moraine_table_list, TableListDeleter> list(raw);
-	// Entries for the tables not listed before, built unlocked (resolving a
-	// type may look into catalogs).
-	case_insensitive_map_t<unique_ptr<MoraineTableEntry>> fresh;
+	// Within a transaction the list only grows (the head's tables, then
+	// those the transaction created; nothing is dropped): entries already
+	// built are kept (the binder may hold them), the new ones appended.
+	vector<idx_t> missing;
 	{
 		lock_guard<mutex> guard(lock);
 		for (idx_t i = 0; i < list->table_count; i++) {
 			if (by_name.find(list->tables[i].name) == by_name.end()) {
-				fresh[list->tables[i].name] = nullptr;
+				missing.push_back(i);
 			}
 		}
 	}
-	for (idx_t i = 0; i < list->table_count; i++) {
-		auto it = fresh.find(list->tables[i].name);
-		if (it != fresh.end() && !it->second) {
-			it->second = MakeEntry(list->tables[i]);
-		}
+	// Built unlocked (resolving a type may look into catalogs).
+	vector<unique_ptr<MoraineTableEntry>> fresh;
+	for (auto i : missing) {
+		fresh.push_back(MakeEntry(list->tables[i]));
 	}
 	lock_guard<mutex> guard(lock);
-	has_lake = list->has_lake;
-	vector<unique_ptr<MoraineTableEntry>> next;
-	case_insensitive_map_t<idx_t> next_by_name;
-	for (idx_t i = 0; i < list->table_count; i++) {
-		auto &def = list->tables[i];
-		unique_ptr<MoraineTableEntry> entry;
-		auto it = by_name.find(def.name);
-		if (it != by_name.end() && tables[it->second]) {
-			// Tables never change within a transaction: keep the entry the
-			// binder may hold.
-			entry = std::move(tables[it->second]);
-		} else if (fresh[def.name]) {
-			entry = std::move(fresh[def.name]);
-		} else {
-			entry = MakeEntry(def); // listed meanwhile by another caller, then dropped: rare
+	for (auto &entry : fresh) {
+		if (by_name.find(entry->name) != by_name.end()) {
+			continue; // appended meanwhile by another caller
 		}
-		next_by_name[entry->name] = next.size();
-		next.push_back(std::move(entry));
+		by_name[entry->name] = tables.size();
+		tables.push_back(std::move(entry));
 	}
-	for (auto &old : tables) {
-		if (old) {
-			retired.push_back(std::move(old));
-		}
-	}
-	tables = std::move(next);
-	by_name = std::move(next_by_name);
 	loaded = true;
 }
 
@@ -153,12 +138,6 @@ ErrorData MoraineTransaction::Commit() {
 	}
 	MoraineError err;
 	return err.ToErrorData(moraine_txn_commit(handle, err.Out()), "moraine: committing to " + catalog.GetName());
-}
-
-bool MoraineTransaction::HasLake() {
-	Load();
-	lock_guard<mutex> guard(lock);
-	return has_lake;
 }
 
 optional_ptr<MoraineTableEntry> MoraineTransaction::GetTable(const string &name) {

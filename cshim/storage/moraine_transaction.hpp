@@ -5,7 +5,7 @@
 // its table entries and every scan read that one head, plus the
 // transaction's own writes, which stay in Go until COMMIT hands them over
 // (moraine_txn_commit). The entries are built from moraine_txn_tables,
-// rebuilt for new tables after a CREATE TABLE, and every entry handed out
+// added to for new tables after a CREATE TABLE, and every entry handed out
 // lives as long as the transaction, so the binder's references to them
 // stay valid.
 //===----------------------------------------------------------------------===//
@@ -33,8 +33,6 @@ public:
 
 	//! The pinned head (begun on first call).
 	moraine_txn Handle();
-	//! Whether the store holds a lake at the pinned head.
-	bool HasLake();
 	//! The table of that name at the pinned head, or nullptr.
 	optional_ptr<MoraineTableEntry> GetTable(const string &name);
 	//! Every table at the pinned head, in the order the lake lists them.
@@ -57,11 +55,8 @@ private:
 	mutex lock;
 	moraine_txn txn = 0;
 	atomic<bool> loaded {false};
-	bool has_lake = false;
 	vector<unique_ptr<MoraineTableEntry>> tables;
 	case_insensitive_map_t<idx_t> by_name;
-	//! Entries no longer listed, kept alive until the transaction ends.
-	vector<unique_ptr<MoraineTableEntry>> retired;
 };
 
 } // namespace duckdb

@@ -13,14 +13,14 @@ namespace duckdb {
 MoraineUpdate::MoraineUpdate(PhysicalPlan &physical_plan, const vector<LogicalType> &types, MoraineTableEntry &table_p,
                              vector<PhysicalIndex> columns_p, vector<unique_ptr<Expression>> expressions_p,
                              vector<unique_ptr<Expression>> bound_defaults_p, idx_t estimated_cardinality)
-    : PhysicalOperator(physical_plan, PhysicalOperatorType::EXTENSION, types, estimated_cardinality), table(table_p),
+    : MoraineWriteOperator(physical_plan, types, table_p, "MORAINE_UPDATE", estimated_cardinality),
       columns(std::move(columns_p)), expressions(std::move(expressions_p)),
       bound_defaults(std::move(bound_defaults_p)) {
 }
 
 namespace {
 
-class MoraineUpdateGlobalState : public GlobalSinkState {
+class MoraineUpdateGlobalState : public MoraineWriteState {
 public:
 	MoraineUpdateGlobalState(ClientContext &context, const vector<unique_ptr<Expression>> &bound_defaults,
 	                         idx_t column_count)
@@ -30,7 +30,6 @@ public:
 	ExpressionExecutor default_executor;
 	vector<int64_t> rowids;
 	MoraineRows rows;
-	idx_t update_count = 0;
 };
 
 } // namespace
@@ -45,19 +44,14 @@ SinkResultType MoraineUpdate::Sink(ExecutionContext &context, DataChunk &chunk, 
 	// The new value of each updated column: an input column, or the
 	// column's default.
 	vector<Vector> defaults;
+	defaults.reserve(expressions.size()); // never reallocated: sources point into it
 	vector<optional_ptr<Vector>> sources;
 	state.default_executor.SetChunk(chunk);
 	for (idx_t i = 0; i < expressions.size(); i++) {
 		auto &expr = *expressions[i];
 		if (expr.GetExpressionType() == ExpressionType::VALUE_DEFAULT) {
 			defaults.emplace_back(expr.return_type, chunk.size());
-		}
-	}
-	idx_t next_default = 0;
-	for (idx_t i = 0; i < expressions.size(); i++) {
-		auto &expr = *expressions[i];
-		if (expr.GetExpressionType() == ExpressionType::VALUE_DEFAULT) {
-			auto &target = defaults[next_default++];
+			auto &target = defaults.back();
 			state.default_executor.ExecuteExpression(columns[i].index, target);
 			sources.push_back(&target);
 			continue;
@@ -82,8 +76,8 @@ SinkResultType MoraineUpdate::Sink(ExecutionContext &context, DataChunk &chunk, 
 SinkFinalizeType MoraineUpdate::Finalize(Pipeline &pipeline, Event &event, ClientContext &context,
                                          OperatorSinkFinalizeInput &input) const {
 	auto &state = input.global_state.Cast<MoraineUpdateGlobalState>();
-	state.update_count = state.rowids.size();
-	if (state.update_count == 0) {
+	state.count = state.rowids.size();
+	if (state.count == 0) {
 		return SinkFinalizeType::READY;
 	}
 	vector<uint64_t> column_indexes;
@@ -97,23 +91,6 @@ SinkFinalizeType MoraineUpdate::Finalize(Pipeline &pipeline, Event &event, Clien
 	                             column_indexes.size(), &rows, err.Out()),
 	          "moraine: UPDATE of " + table.name);
 	return SinkFinalizeType::READY;
-}
-
-SourceResultType MoraineUpdate::GetData(ExecutionContext &context, DataChunk &chunk, OperatorSourceInput &input) const {
-	auto &state = sink_state->Cast<MoraineUpdateGlobalState>();
-	chunk.SetCardinality(1);
-	chunk.SetValue(0, 0, Value::BIGINT(NumericCast<int64_t>(state.update_count)));
-	return SourceResultType::FINISHED;
-}
-
-string MoraineUpdate::GetName() const {
-	return "MORAINE_UPDATE";
-}
-
-InsertionOrderPreservingMap<string> MoraineUpdate::ParamsToString() const {
-	InsertionOrderPreservingMap<string> result;
-	result["Table Name"] = table.name;
-	return result;
 }
 
 } // namespace duckdb

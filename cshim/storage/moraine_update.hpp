@@ -12,18 +12,17 @@
 #pragma once
 
 #include "duckdb/common/index_vector.hpp"
-#include "duckdb/execution/physical_operator.hpp"
+
+#include "moraine_write_operator.hpp"
 
 namespace duckdb {
-class MoraineTableEntry;
 
-class MoraineUpdate : public PhysicalOperator {
+class MoraineUpdate : public MoraineWriteOperator {
 public:
 	MoraineUpdate(PhysicalPlan &physical_plan, const vector<LogicalType> &types, MoraineTableEntry &table,
 	              vector<PhysicalIndex> columns, vector<unique_ptr<Expression>> expressions,
 	              vector<unique_ptr<Expression>> bound_defaults, idx_t estimated_cardinality);
 
-	MoraineTableEntry &table;
 	//! The updated columns.
 	vector<PhysicalIndex> columns;
 	//! Per updated column: a reference to the input column with its new
@@ -32,28 +31,11 @@ public:
 	//! Every column's default (for SET x = DEFAULT).
 	vector<unique_ptr<Expression>> bound_defaults;
 
-public:
-	// Source interface: the row count
-	SourceResultType GetData(ExecutionContext &context, DataChunk &chunk, OperatorSourceInput &input) const override;
-	bool IsSource() const override {
-		return true;
-	}
-
-public:
 	// Sink interface
 	unique_ptr<GlobalSinkState> GetGlobalSinkState(ClientContext &context) const override;
 	SinkResultType Sink(ExecutionContext &context, DataChunk &chunk, OperatorSinkInput &input) const override;
 	SinkFinalizeType Finalize(Pipeline &pipeline, Event &event, ClientContext &context,
 	                          OperatorSinkFinalizeInput &input) const override;
-	bool IsSink() const override {
-		return true;
-	}
-	bool ParallelSink() const override {
-		return false;
-	}
-
-	string GetName() const override;
-	InsertionOrderPreservingMap<string> ParamsToString() const override;
 };
 
 } // namespace duckdb

@@ -18,31 +18,6 @@ import (
 // module's engine (the runner module has no DuckDB of its own).
 var runnerTestdata = filepath.Join("..", "sqllogictest", "testdata")
 
-// recorder is a testing.TB that records what the runner reports instead of
-// failing the real test. Methods it does not override (TempDir, Cleanup,
-// Name, ...) go to the real test.
-type recorder struct {
-	testing.TB
-	errors  []string
-	skipped []string
-	logs    []string
-}
-
-func (r *recorder) Helper() {}
-func (r *recorder) Errorf(format string, args ...any) {
-	r.errors = append(r.errors, fmt.Sprintf(format, args...))
-}
-func (r *recorder) Error(args ...any) { r.errors = append(r.errors, fmt.Sprint(args...)) }
-func (r *recorder) Skipf(format string, args ...any) {
-	r.skipped = append(r.skipped, fmt.Sprintf(format, args...))
-}
-func (r *recorder) Logf(format string, args ...any) {
-	r.logs = append(r.logs, fmt.Sprintf(format, args...))
-}
-func (r *recorder) Fatalf(format string, args ...any) {
-	r.TB.Fatalf("runner called Fatalf (it must report with Errorf and return): "+format, args...)
-}
-
 func passOptions(t *testing.T) sqllogictest.Options {
 	ext := BuildTestExtension(t, t.TempDir())
 	t.Setenv("MORAINE_SLT_REQUIRED", "required-value")
@@ -62,12 +37,12 @@ func TestPass(t *testing.T) {
 // TestPassReports checks what a passing run reports besides success.
 func TestPassReports(t *testing.T) {
 	opts := passOptions(t)
-	rec := &recorder{TB: t}
+	rec := &sqllogictest.Recorder{TB: t}
 	sqllogictest.RunFile(rec, filepath.Join(runnerTestdata, "pass", "basics.test"), opts)
-	if len(rec.errors) != 0 || len(rec.skipped) != 0 {
-		t.Fatalf("errors %q, skipped %q", rec.errors, rec.skipped)
+	if len(rec.Errors) != 0 || len(rec.Skips) != 0 {
+		t.Fatalf("errors %q, skipped %q", rec.Errors, rec.Skips)
 	}
-	logs := strings.Join(rec.logs, "\n")
+	logs := strings.Join(rec.Logs, "\n")
 	b, err := os.ReadFile(filepath.Join(runnerTestdata, "pass", "basics.test"))
 	if err != nil {
 		t.Fatal(err)
@@ -119,21 +94,21 @@ func TestFail(t *testing.T) {
 	}
 	for name, wants := range cases {
 		t.Run(name, func(t *testing.T) {
-			rec := &recorder{TB: t}
+			rec := &sqllogictest.Recorder{TB: t}
 			sqllogictest.RunFile(rec, filepath.Join(dir, name), sqllogictest.Options{Engine: Engine()})
-			if len(rec.skipped) != 0 {
-				t.Fatalf("skipped: %q", rec.skipped)
+			if len(rec.Skips) != 0 {
+				t.Fatalf("skipped: %q", rec.Skips)
 			}
-			if len(rec.errors) != 1 {
-				t.Fatalf("got %d failures, want 1: %q", len(rec.errors), rec.errors)
+			if len(rec.Errors) != 1 {
+				t.Fatalf("got %d failures, want 1: %q", len(rec.Errors), rec.Errors)
 			}
 			for _, w := range wants {
-				if !strings.Contains(rec.errors[0], w) {
-					t.Errorf("failure message lacks %q:\n%s", w, rec.errors[0])
+				if !strings.Contains(rec.Errors[0], w) {
+					t.Errorf("failure message lacks %q:\n%s", w, rec.Errors[0])
 				}
 			}
-			if !strings.HasPrefix(rec.errors[0], filepath.Join(dir, name)+":") && !strings.HasPrefix(rec.errors[0], "sqllogictest: "+filepath.Join(dir, name)+":") {
-				t.Errorf("failure message does not start with the file name:\n%s", rec.errors[0])
+			if !strings.HasPrefix(rec.Errors[0], filepath.Join(dir, name)+":") && !strings.HasPrefix(rec.Errors[0], "sqllogictest: "+filepath.Join(dir, name)+":") {
+				t.Errorf("failure message does not start with the file name:\n%s", rec.Errors[0])
 			}
 		})
 	}
@@ -142,8 +117,8 @@ func TestFail(t *testing.T) {
 // TestSkip: unmet requirements skip the file only where allowed.
 func TestSkip(t *testing.T) {
 	dir := filepath.Join(runnerTestdata, "skip")
-	run := func(t *testing.T, name string, opts sqllogictest.Options) *recorder {
-		rec := &recorder{TB: t}
+	run := func(t *testing.T, name string, opts sqllogictest.Options) *sqllogictest.Recorder {
+		rec := &sqllogictest.Recorder{TB: t}
 		sqllogictest.RunFile(rec, filepath.Join(dir, name), opts)
 		return rec
 	}
@@ -166,16 +141,16 @@ func TestSkip(t *testing.T) {
 		t.Run(fmt.Sprintf("%s allow=%v", c.file, c.allow), func(t *testing.T) {
 			rec := run(t, c.file, sqllogictest.Options{Engine: Engine(), AllowSkip: c.allow})
 			if c.wantSkip != "" {
-				if len(rec.errors) != 0 || len(rec.skipped) != 1 || !strings.Contains(rec.skipped[0], c.wantSkip) {
-					t.Fatalf("errors %q, skipped %q; want one skip containing %q", rec.errors, rec.skipped, c.wantSkip)
+				if len(rec.Errors) != 0 || len(rec.Skips) != 1 || !strings.Contains(rec.Skips[0], c.wantSkip) {
+					t.Fatalf("errors %q, skipped %q; want one skip containing %q", rec.Errors, rec.Skips, c.wantSkip)
 				}
-				if !strings.HasPrefix(rec.skipped[0], filepath.Join(dir, c.file)+":") {
-					t.Errorf("skip message does not name the file and line: %q", rec.skipped[0])
+				if !strings.HasPrefix(rec.Skips[0], filepath.Join(dir, c.file)+":") {
+					t.Errorf("skip message does not name the file and line: %q", rec.Skips[0])
 				}
 				return
 			}
-			if len(rec.skipped) != 0 || len(rec.errors) != 1 || !strings.Contains(rec.errors[0], c.wantFailed) {
-				t.Fatalf("errors %q, skipped %q; want one failure containing %q", rec.errors, rec.skipped, c.wantFailed)
+			if len(rec.Skips) != 0 || len(rec.Errors) != 1 || !strings.Contains(rec.Errors[0], c.wantFailed) {
+				t.Fatalf("errors %q, skipped %q; want one failure containing %q", rec.Errors, rec.Skips, c.wantFailed)
 			}
 		})
 	}
@@ -198,10 +173,10 @@ func TestHomeUntouched(t *testing.T) {
 	if err := os.WriteFile(path, []byte(test), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{TB: t}
+	rec := &sqllogictest.Recorder{TB: t}
 	sqllogictest.RunFile(rec, path, sqllogictest.Options{Engine: Engine(), Settings: map[string]string{"allow_unsigned_extensions": "true"}})
-	if len(rec.errors) != 0 {
-		t.Fatal(rec.errors)
+	if len(rec.Errors) != 0 {
+		t.Fatal(rec.Errors)
 	}
 	entries, err := os.ReadDir(home)
 	if err != nil || len(entries) != 0 {

@@ -58,8 +58,8 @@
 //	                                  compared); past hash-threshold N values, a result is
 //	                                  compared by hash only. <FILE>:path reads the expected
 //	                                  values from a | separated CSV file with a header.
-//	skipif|onlyif <system>            before a record: skip it on (not on) Options.SystemName
-//	                                  ("duckdb"); or a loop condition: skipif i=2,
+//	skipif|onlyif <system>            before a record: skip it when <system> is (is not) duckdb; or a
+//	                                  loop condition: skipif i=2,
 //	                                  onlyif threadid>0 (=, <>, <, <=, >, >=, joined by &&).
 //	require <what>                    an extension (Options.Extensions gives files; other
 //	                                  names load as built-ins), or DuckDB's keywords:

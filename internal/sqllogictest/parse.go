@@ -1,6 +1,7 @@
 package sqllogictest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -279,7 +280,7 @@ func (p *parser) records(depth int) ([]Record, *Record, error) {
 		rec, err := p.record(depth)
 		if err != nil {
 			var pe *ParseError
-			if !systemCond || fs[0] != "statement" && fs[0] != "query" || !errorsAs(err, &pe) {
+			if !systemCond || fs[0] != "statement" && fs[0] != "query" || !errors.As(err, &pe) {
 				return nil, nil, err
 			}
 			// DuckDB does not parse a record that skipif/onlyif leaves
@@ -304,14 +305,6 @@ func (p *parser) records(depth int) ([]Record, *Record, error) {
 		out = append(out, rec)
 	}
 	return out, nil, nil
-}
-
-func errorsAs(err error, pe **ParseError) bool {
-	e, ok := err.(*ParseError)
-	if ok {
-		*pe = e
-	}
-	return ok
 }
 
 // applyMode applies mode skip/unskip to the parse; it returns false for
@@ -604,7 +597,7 @@ func (p *parser) record(depth int) (Record, error) {
 			return r, p.errAt(line, "endloop without loop or foreach")
 		}
 		return r, nil // Kind 0
-	default:
+	default: // knownCommand admitted a command this switch does not know
 		return r, p.errAt(line, "unknown command %q", cmd)
 	}
 	if r.Kind == KindLoop {

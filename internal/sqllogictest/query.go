@@ -69,7 +69,7 @@ func (r *runner) query(rec *Record, st *execState) error {
 	expected := rec.Results
 	declared := len(rec.Types)
 	if len(expected) == 1 && strings.HasPrefix(expected[0], "<FILE>:") {
-		name, err := r.finishSubst(r.replaceKeywords(strings.TrimPrefix(expected[0], "<FILE>:")), rec, st)
+		name, err := r.subst(strings.TrimPrefix(expected[0], "<FILE>:"), rec, st)
 		if err != nil {
 			return err
 		}

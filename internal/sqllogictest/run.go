@@ -27,8 +27,6 @@ type Options struct {
 	// the file's __TEST_DIR__ and autoinstall_known_extensions=false, so
 	// that nothing touches $HOME or the network.
 	Settings map[string]string
-	// InitSQL runs on every new connection (after the engine's own setup).
-	InitSQL []string
 	// Extensions maps extension names to files: `require <name>` runs
 	// LOAD '<file>' (and a failure to load is a test failure, not a skip).
 	// Other names are loaded as the engine loads built-in extensions
@@ -47,8 +45,6 @@ type Options struct {
 	// a require-env is satisfied by them before the process environment is
 	// consulted.
 	Env map[string]string
-	// SystemName is the name skipif/onlyif compare with; default "duckdb".
-	SystemName string
 	// SkipErrorMessages: a statement or query failing with an error that
 	// contains one of these ends the file as skipped, as DuckDB's runner
 	// does for its skip_error_messages (by default "HTTP" and "Unable to
@@ -76,6 +72,9 @@ type Options struct {
 type Logger interface {
 	Logf(format string, args ...any)
 }
+
+// systemName is the name skipif/onlyif <system> compare with.
+const systemName = "duckdb"
 
 // standardVectorSize and defaultBlockSize are the compile-time constants of
 // the DuckDB builds the engines use, for require vector_size / block_size.
@@ -117,18 +116,13 @@ type Outcome struct {
 	// What names the unmet requirement of a skip as Options.AllowSkip
 	// does ("httpfs", "env:VAR", ...).
 	What string
-	// HaltLine is the line of a halt that ended the file, or 0.
-	HaltLine int
-	// NotRun counts the records mode skip left out.
-	NotRun int
 }
 
 // Summary returns the outcome's first line: the reason without the SQL and
 // results that follow in Msg.
 func (o Outcome) Summary() string {
-	s, _, _ := strings.Cut(o.Msg, "\n")
 	prefix := fmt.Sprintf("%s:%d: ", o.Path, o.Line)
-	return strings.TrimPrefix(s, prefix)
+	return strings.TrimPrefix(firstLine(o.Msg), prefix)
 }
 
 // RunPath parses and runs one file. A file that cannot be read or parsed
@@ -148,13 +142,10 @@ func RunPath(ctx context.Context, path string, opts Options) Outcome {
 // Exec runs a parsed file against a fresh database. The context bounds the
 // whole file: cancelling it interrupts the running statement.
 func Exec(ctx context.Context, f *File, opts Options) (out Outcome) {
-	out = Outcome{Path: f.Path, NotRun: f.Skipped}
+	out = Outcome{Path: f.Path}
 	if opts.Engine == nil {
 		out.Status, out.Msg = Failed, f.Path+":0: sqllogictest: Options.Engine is not set"
 		return out
-	}
-	if opts.SystemName == "" {
-		opts.SystemName = "duckdb"
 	}
 	if opts.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -197,7 +188,7 @@ func Exec(ctx context.Context, f *File, opts Options) (out Outcome) {
 	case err == nil:
 		out.Status = Passed
 	case errors.As(err, &halt):
-		out.Status, out.HaltLine = Passed, int(halt)
+		out.Status = Passed
 		r.logf("%s:%d: halt: the rest of the file is not run", f.Path, int(halt))
 	case errors.As(err, &skip):
 		out.Status, out.Line, out.Msg, out.What = Skipped, skip.line, skip.msg, skip.what
@@ -366,27 +357,12 @@ func (r *runner) close() {
 	}
 }
 
-// newConn opens a connection and runs Options.InitSQL on it.
-func (r *runner) newConn() (Conn, error) {
-	c, err := r.db.Connect(r.ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, q := range r.opts.InitSQL {
-		if err := c.Exec(r.ctx, q); err != nil {
-			c.Close()
-			return nil, fmt.Errorf("Options.InitSQL %q: %v", q, err)
-		}
-	}
-	return c, nil
-}
-
 // conn returns the named connection, opening it on first use.
 func (r *runner) conn(name string) (Conn, error) {
 	if c := r.conns[name]; c != nil {
 		return c, nil
 	}
-	c, err := r.newConn()
+	c, err := r.db.Connect(r.ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -431,12 +407,7 @@ type execState struct {
 
 func (st *execState) parallel() bool { return st.conn != nil }
 
-func (v loopFrame) String() string {
-	if v.rec.IsForeach {
-		return v.rec.LoopVar + "=" + v.value
-	}
-	return v.rec.LoopVar + "=" + strconv.Itoa(v.index)
-}
+func (v loopFrame) String() string { return v.rec.LoopVar + "=" + v.value }
 
 func (r *runner) exec(recs []Record, st *execState) error {
 	for i := range recs {
@@ -470,7 +441,7 @@ func (r *runner) conditionsMet(rec *Record, st *execState) (bool, error) {
 		if c.Var != "" {
 			continue
 		}
-		if strings.EqualFold(c.Engine, r.opts.SystemName) != c.OnlyIf {
+		if strings.EqualFold(c.Engine, systemName) != c.OnlyIf {
 			return false, nil
 		}
 	}
@@ -487,7 +458,7 @@ func (r *runner) conditionsMet(rec *Record, st *execState) (bool, error) {
 				continue
 			}
 			found = true
-			v := l.loopValue()
+			v := l.value
 			switch c.Op {
 			case "=":
 				holds = v == c.Value
@@ -547,6 +518,11 @@ func (r *runner) sql(rec *Record, st *execState) (string, error) {
 	return r.finishSubst(s, rec, st)
 }
 
+// subst makes every substitution in s, an argument of rec.
+func (r *runner) subst(s string, rec *Record, st *execState) (string, error) {
+	return r.finishSubst(r.replaceKeywords(s), rec, st)
+}
+
 // finishSubst applies the loop variables and the process environment.
 func (r *runner) finishSubst(s string, rec *Record, st *execState) (string, error) {
 	s, err := r.loopReplace(s, st.loops)
@@ -560,14 +536,9 @@ func (r *runner) finishSubst(s string, rec *Record, st *execState) (string, erro
 	return s, nil
 }
 
+// record runs one record. In a concurrentloop, checkConcurrent has refused
+// the kinds that cannot run there before the loop started.
 func (r *runner) record(rec *Record, st *execState) error {
-	if st.parallel() {
-		switch rec.Kind {
-		case KindStatement, KindQuery, KindReset, KindLoop:
-		default:
-			return r.failf(rec, st, "concurrent loop is not supported over %s", rec.Unparsed[0])
-		}
-	}
 	switch rec.Kind {
 	case KindStatement:
 		return r.statement(rec, st)
@@ -672,7 +643,7 @@ func (r *runner) load(rec *Record, st *execState) error {
 	args := rec.Args()
 	path := ""
 	if len(args) > 0 {
-		p, err := r.finishSubst(r.replaceKeywords(args[0]), rec, st)
+		p, err := r.subst(args[0], rec, st)
 		if err != nil {
 			return err
 		}
@@ -720,14 +691,11 @@ func (r *runner) currentSetting(name string) (string, bool) {
 
 func (r *runner) restart(rec *Record, st *execState) error {
 	noLoad := len(rec.Args()) == 1 // restart no_extension_load
-	main := r.conns[""]
-	for name, c := range r.conns {
-		if name != "" {
-			c.Close()
-		}
-	}
-	r.conns = map[string]Conn{}
 	if rs, ok := r.db.(Restarter); ok {
+		// The engine restarts with the main connection; the others close.
+		main := r.conns[""]
+		delete(r.conns, "")
+		r.closeConns()
 		db, c, err := rs.Restart(r.ctx, main, r.config())
 		if err != nil {
 			r.db = nil
@@ -738,11 +706,7 @@ func (r *runner) restart(rec *Record, st *execState) error {
 			r.conns[""] = c
 		}
 	} else {
-		if main != nil {
-			main.Close()
-		}
-		r.db.Close()
-		r.db = nil
+		r.close()
 		db, err := r.opts.Engine.Open(r.ctx, r.config())
 		if err != nil {
 			return r.failf(rec, st, "restart: %v", r.openError(err))
@@ -779,14 +743,14 @@ func (r *runner) set(rec *Record, st *execState) error {
 
 func (r *runner) unzip(rec *Record, st *execState) error {
 	args := rec.Args()
-	in, err := r.finishSubst(r.replaceKeywords(args[0]), rec, st)
+	in, err := r.subst(args[0], rec, st)
 	if err != nil {
 		return err
 	}
 	name := strings.TrimSuffix(in[strings.LastIndex(in, "/")+1:], ".gz")
 	out := r.replaceKeywords("__TEST_DIR__/" + name)
 	if len(args) == 2 && args[1] != "NULL" {
-		if out, err = r.finishSubst(r.replaceKeywords(args[1]), rec, st); err != nil {
+		if out, err = r.subst(args[1], rec, st); err != nil {
 			return err
 		}
 	}
@@ -820,13 +784,13 @@ func gunzip(in, out string) error {
 func (r *runner) loop(rec *Record, st *execState) error {
 	var frames []loopFrame
 	if rec.IsForeach {
-		for i, v := range rec.LoopValues {
-			frames = append(frames, loopFrame{rec: rec, index: i, value: v})
+		for _, v := range rec.LoopValues {
+			frames = append(frames, loopFrame{rec: rec, value: v})
 		}
 	} else {
 		// As DuckDB: the body runs at least once, for the start value.
 		for i := rec.LoopStart; ; i++ {
-			frames = append(frames, loopFrame{rec: rec, index: i, value: strconv.Itoa(i)})
+			frames = append(frames, loopFrame{rec: rec, value: strconv.Itoa(i)})
 			if i+1 >= rec.LoopEnd {
 				break
 			}
@@ -858,7 +822,7 @@ func (r *runner) loop(rec *Record, st *execState) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := r.newConn()
+			c, err := r.db.Connect(r.ctx)
 			if err != nil {
 				errs[i] = r.failf(rec, st, "concurrent loop: new connection: %v", err)
 				r.finished.Store(true)

@@ -1,7 +1,6 @@
 package sqllogictest
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,47 +47,22 @@ func TestKeepUnsetVars(t *testing.T) {
 	RunExpectations(t, filepath.Join("testdata", "fake_keepvars"), opts)
 }
 
-// recorder is a testing.TB that records what RunFile reports instead of
-// failing the real test. Methods it does not override (TempDir, Cleanup,
-// Name, ...) go to the real test.
-type recorder struct {
-	testing.TB
-	errors  []string
-	skipped []string
-	logs    []string
-}
-
-func (r *recorder) Helper() {}
-func (r *recorder) Errorf(format string, args ...any) {
-	r.errors = append(r.errors, fmt.Sprintf(format, args...))
-}
-func (r *recorder) Error(args ...any) { r.errors = append(r.errors, fmt.Sprint(args...)) }
-func (r *recorder) Skipf(format string, args ...any) {
-	r.skipped = append(r.skipped, fmt.Sprintf(format, args...))
-}
-func (r *recorder) Logf(format string, args ...any) {
-	r.logs = append(r.logs, fmt.Sprintf(format, args...))
-}
-func (r *recorder) Fatalf(format string, args ...any) {
-	r.TB.Fatalf("runner called Fatalf (it must report with Errorf and return): "+format, args...)
-}
-
 // TestRunFileSkipRule: under go test an unmet requirement fails the file
 // unless the skip is allowed.
 func TestRunFileSkipRule(t *testing.T) {
 	path := filepath.Join("testdata", "fake", "skip_missing_extension.test")
-	rec := &recorder{TB: t}
+	rec := &Recorder{TB: t}
 	RunFile(rec, path, fakeOptions())
-	if len(rec.skipped) != 0 || len(rec.errors) != 1 ||
-		!strings.Contains(rec.errors[0], "a skipped file is a failure here") || !strings.Contains(rec.errors[0], `list "httpfs" in Options.AllowSkip`) {
-		t.Fatalf("errors %q skipped %q", rec.errors, rec.skipped)
+	if len(rec.Skips) != 0 || len(rec.Errors) != 1 ||
+		!strings.Contains(rec.Errors[0], "a skipped file is a failure here") || !strings.Contains(rec.Errors[0], `list "httpfs" in Options.AllowSkip`) {
+		t.Fatalf("errors %q skipped %q", rec.Errors, rec.Skips)
 	}
 	opts := fakeOptions()
 	opts.AllowSkip = []string{"httpfs"}
-	rec = &recorder{TB: t}
+	rec = &Recorder{TB: t}
 	RunFile(rec, path, opts)
-	if len(rec.errors) != 0 || len(rec.skipped) != 1 || !strings.Contains(rec.skipped[0], `(skip allowed: Options.AllowSkip lists "httpfs")`) {
-		t.Fatalf("errors %q skipped %q", rec.errors, rec.skipped)
+	if len(rec.Errors) != 0 || len(rec.Skips) != 1 || !strings.Contains(rec.Skips[0], `(skip allowed: Options.AllowSkip lists "httpfs")`) {
+		t.Fatalf("errors %q skipped %q", rec.Errors, rec.Skips)
 	}
 }
 
@@ -100,12 +74,12 @@ func TestOutputResult(t *testing.T) {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{TB: t}
+	rec := &Recorder{TB: t}
 	RunFile(rec, path, fakeOptions())
-	logs := strings.Join(rec.logs, "\n")
-	if len(rec.errors) != 0 || !strings.Contains(logs, "out.test:3: result:\n    1\tx") ||
+	logs := strings.Join(rec.Logs, "\n")
+	if len(rec.Errors) != 0 || !strings.Contains(logs, "out.test:3: result:\n    1\tx") ||
 		!strings.Contains(logs, "out.test:13: 1 values hashing to b026324c6904b2a9cb4b88d6d61c81d1") {
-		t.Fatalf("errors %q logs %q", rec.errors, rec.logs)
+		t.Fatalf("errors %q logs %q", rec.Errors, rec.Logs)
 	}
 }
 

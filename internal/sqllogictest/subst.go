@@ -60,11 +60,6 @@ func (v *vars) set(name, value string) {
 	v.values[name] = value
 }
 
-func (v *vars) lookup(name string) (string, bool) {
-	s, ok := v.values[name]
-	return s, ok
-}
-
 // replaceKeywords is DuckDB's ReplaceKeywords (steps 1 and 2 above).
 func (r *runner) replaceKeywords(s string) string {
 	if !strings.ContainsAny(s, "{_") {
@@ -94,14 +89,11 @@ func (r *runner) replaceKeywords(s string) string {
 
 // loopFrame is one running loop iteration.
 type loopFrame struct {
-	rec   *Record
-	index int    // loop: the value; foreach: the index into LoopValues
-	value string // the iteration's value, as text
+	rec *Record
+	// value is the iteration's value as text: the loop index, or the
+	// foreach value as written. Loop variable conditions compare it.
+	value string
 }
-
-// loopValue is the value a loop variable condition compares: the loop
-// index, or the foreach value as written.
-func (f loopFrame) loopValue() string { return f.value }
 
 // loopReplace replaces ${v} of the loop variables (DuckDB's LoopReplacement):
 // outermost loop first; a foreach over several variables (a,b) splits its

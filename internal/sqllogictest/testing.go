@@ -17,16 +17,23 @@ import (
 // files is an error.
 func RunDir(t *testing.T, dir string, opts Options) {
 	t.Helper()
+	runEach(t, dir, func(t *testing.T, path string) { RunFile(t, path, opts) })
+}
+
+// runEach runs fn on every *.test file under dir (see Files), each as a
+// subtest named by its path relative to dir.
+func runEach(t *testing.T, dir string, fn func(t *testing.T, path string)) {
+	t.Helper()
 	files, err := Files(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range files {
-		name, err := filepath.Rel(dir, f)
+	for _, path := range files {
+		name, err := filepath.Rel(dir, path)
 		if err != nil {
-			name = f
+			name = path
 		}
-		t.Run(filepath.ToSlash(name), func(t *testing.T) { RunFile(t, f, opts) })
+		t.Run(filepath.ToSlash(name), func(t *testing.T) { fn(t, path) })
 	}
 }
 
@@ -129,53 +136,75 @@ const (
 // such files, and every engine module runs them.
 func RunExpectations(t *testing.T, dir string, opts Options) {
 	t.Helper()
-	files, err := Files(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, path := range files {
-		name, err := filepath.Rel(dir, path)
+	runEach(t, dir, func(t *testing.T, path string) {
+		b, err := os.ReadFile(path)
 		if err != nil {
-			name = path
+			t.Fatal(err)
 		}
-		t.Run(filepath.ToSlash(name), func(t *testing.T) {
-			b, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
+		var wantFail, wantSkip []string
+		for _, l := range strings.Split(string(b), "\n") {
+			if s, ok := strings.CutPrefix(l, expectFailPrefix); ok {
+				wantFail = append(wantFail, strings.TrimSpace(s))
 			}
-			var wantFail, wantSkip []string
-			for _, l := range strings.Split(string(b), "\n") {
-				if s, ok := strings.CutPrefix(l, expectFailPrefix); ok {
-					wantFail = append(wantFail, strings.TrimSpace(s))
-				}
-				if s, ok := strings.CutPrefix(l, expectSkipPrefix); ok {
-					wantSkip = append(wantSkip, strings.TrimSpace(s))
-				}
+			if s, ok := strings.CutPrefix(l, expectSkipPrefix); ok {
+				wantSkip = append(wantSkip, strings.TrimSpace(s))
 			}
-			o := opts
-			o.TestDir = t.TempDir()
-			if o.Log == nil {
-				o.Log = t
+		}
+		o := opts
+		o.TestDir = t.TempDir()
+		if o.Log == nil {
+			o.Log = t
+		}
+		out := RunPath(context.Background(), path, o)
+		check := func(status Status, wants []string) {
+			if out.Status != status {
+				t.Fatalf("%s, want %s:\n%s", out.Status, status, out.Msg)
 			}
-			out := RunPath(context.Background(), path, o)
-			check := func(status Status, wants []string) {
-				if out.Status != status {
-					t.Fatalf("%s, want %s:\n%s", out.Status, status, out.Msg)
-				}
-				for _, w := range wants {
-					if !strings.Contains(out.Msg, w) {
-						t.Errorf("the message lacks %q:\n%s", w, out.Msg)
-					}
+			for _, w := range wants {
+				if !strings.Contains(out.Msg, w) {
+					t.Errorf("the message lacks %q:\n%s", w, out.Msg)
 				}
 			}
-			switch {
-			case len(wantFail) > 0:
-				check(Failed, wantFail)
-			case len(wantSkip) > 0:
-				check(Skipped, wantSkip)
-			default:
-				check(Passed, nil)
-			}
-		})
-	}
+		}
+		switch {
+		case len(wantFail) > 0:
+			check(Failed, wantFail)
+		case len(wantSkip) > 0:
+			check(Skipped, wantSkip)
+		default:
+			check(Passed, nil)
+		}
+	})
+}
+
+// Recorder is a testing.TB that records what RunFile reports instead of
+// failing the real test, for testing the runner's failure reporting.
+// Methods it does not override (TempDir, Cleanup, Name, ...) go to the
+// real test, TB.
+type Recorder struct {
+	testing.TB
+	Errors []string // Error and Errorf
+	Skips  []string // Skipf
+	Logs   []string // Logf
+}
+
+func (r *Recorder) Helper() {}
+
+func (r *Recorder) Errorf(format string, args ...any) {
+	r.Errors = append(r.Errors, fmt.Sprintf(format, args...))
+}
+
+func (r *Recorder) Error(args ...any) { r.Errors = append(r.Errors, fmt.Sprint(args...)) }
+
+func (r *Recorder) Skipf(format string, args ...any) {
+	r.Skips = append(r.Skips, fmt.Sprintf(format, args...))
+}
+
+func (r *Recorder) Logf(format string, args ...any) {
+	r.Logs = append(r.Logs, fmt.Sprintf(format, args...))
+}
+
+// Fatalf fails the real test: the runner must report with Errorf and return.
+func (r *Recorder) Fatalf(format string, args ...any) {
+	r.TB.Fatalf("runner called Fatalf (it must report with Errorf and return): "+format, args...)
 }

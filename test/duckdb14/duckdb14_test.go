@@ -92,14 +92,30 @@ func TestDuckLakeSample(t *testing.T) {
 	}
 }
 
-// TestCommand builds sqllogictest-v1.4.4 and checks what it prints and
-// its exit status.
-func TestCommand(t *testing.T) {
+// command returns sqllogictest-v1.4.4: the one `make extension` built when
+// MORAINE_EXTENSION_DIR names a directory holding it, else one built here.
+func command(t *testing.T) string {
+	t.Helper()
+	if dir := os.Getenv("MORAINE_EXTENSION_DIR"); dir != "" {
+		bin, err := filepath.Abs(filepath.Join(dir, "sqllogictest-v1.4.4"))
+		if err == nil {
+			_, err = os.Stat(bin)
+		}
+		if err == nil {
+			return bin
+		}
+	}
 	bin := filepath.Join(t.TempDir(), "sqllogictest-v1.4.4")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/sqllogictest")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	return bin
+}
+
+// TestCommand checks what sqllogictest-v1.4.4 prints and its exit status.
+func TestCommand(t *testing.T) {
+	bin := command(t)
 	dir := filepath.Join("testdata", "cmd")
 	run := func(args ...string) (string, string, int) {
 		cmd := exec.Command(bin, args...)

@@ -74,7 +74,6 @@ type db struct {
 type conn struct {
 	mu sync.Mutex
 	p  *C.slt_conn // nil once closed
-	db *db
 }
 
 // takeError converts and frees a C error; nil when it holds none.
@@ -151,7 +150,7 @@ func (d *db) Connect(ctx context.Context) (_ sqllogictest.Conn, err error) {
 	if p == nil {
 		return nil, takeError(&e)
 	}
-	return &conn{p: p, db: d}, nil
+	return &conn{p: p}, nil
 }
 
 func (d *db) Close() error {
@@ -210,7 +209,7 @@ func (d *db) Restart(ctx context.Context, main sqllogictest.Conn, cfg sqllogicte
 	nd := &db{p: p}
 	var nc sqllogictest.Conn
 	if newMain != nil {
-		nc = &conn{p: newMain, db: nd}
+		nc = &conn{p: newMain}
 	}
 	return nd, nc, nil
 }

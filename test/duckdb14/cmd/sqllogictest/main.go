@@ -185,10 +185,10 @@ func main() {
 			fmt.Printf("PASS %s\n", f)
 		case sqllogictest.Skipped:
 			skipped++
-			fmt.Printf("SKIP %s %s\n", f, oneLine(out.Msg))
+			fmt.Printf("SKIP %s %s\n", f, strings.TrimSpace(out.Summary()))
 		default:
 			failed++
-			fmt.Printf("FAIL %s:%d %s\n", f, out.Line, oneLine(out.Summary()))
+			fmt.Printf("FAIL %s:%d %s\n", f, out.Line, strings.TrimSpace(out.Summary()))
 			fmt.Fprintf(os.Stderr, "--- FAIL %s:%d\n%s\n", f, out.Line, out.Msg)
 		}
 	}
@@ -217,11 +217,6 @@ func install(opts sqllogictest.Options, file string) error {
 		return fmt.Errorf("installing %s: %v", file, err)
 	}
 	return nil
-}
-
-func oneLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return strings.TrimSpace(s)
 }
 
 // child runs one file (the only PATH) in dir and reports on file

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -75,7 +76,7 @@ func TestREADMEDuckLakePath(t *testing.T) {
 	if got := runSQL(script); got != want {
 		t.Fatalf("README's DuckLake script printed\n%s\nthe README shows\n%s", got, want)
 	}
-	for _, p := range []string{"moraine/my-lake", "moraine/my-lake-data", "home/.duckdb/extensions/v1.4.4/linux_amd64/moraine.duckdb_extension"} {
+	for _, p := range []string{"moraine/my-lake", "moraine/my-lake-data", "home/.duckdb/extensions/v1.4.4/" + runtime.GOOS + "_" + runtime.GOARCH + "/moraine.duckdb_extension"} {
 		if _, err := os.Stat(filepath.Join(root, p)); err != nil {
 			t.Errorf("after the README's script (the catalog, the data, the installed extension): %v", err)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -194,12 +195,20 @@ func TestATransactionReadsOnePinnedHead(t *testing.T) {
 
 // Scans of an unchanged head make no object-store request: DuckLake's
 // per-statement metadata reads (latest snapshot, catalog load) are served
-// from memory.
+// from memory. A reader (its poll set far off) makes no request at all in
+// the window. A writer's engine makes time-driven requests of its own (the
+// once-a-second manifest poll that notices a newer writer, background
+// flushes), which can land in any window: a window of reads with no request
+// at all, within three tries, shows the reads make none (reads that fetched
+// would fetch in every window).
 func TestScansOfAnUnchangedHeadMakeNoRequest(t *testing.T) {
 	demo := demoLake(t)
-	for _, mode := range []string{"READ_ONLY, READER_POLL_INTERVAL_MS 600000", "READER_POLL_INTERVAL_MS 600000"} {
+	for _, c := range []struct {
+		options string
+		tries   int
+	}{{"READ_ONLY, READER_POLL_INTERVAL_MS 600000", 1}, {"READER_POLL_INTERVAL_MS 600000", 3}} {
 		d := startDuck(t)
-		d.ok("", "ATTACH "+sqlString("moraine:"+demo)+" AS m ("+mode+")")
+		d.ok("", "ATTACH "+sqlString("moraine:"+demo)+" AS m ("+c.options+")")
 		requests := "SELECT sum(requests) FROM moraine_requests('m')"
 		// DuckLake's queries (metadata-sql-contract.txt).
 		queries := []string{
@@ -212,14 +221,26 @@ func TestScansOfAnUnchangedHeadMakeNoRequest(t *testing.T) {
 		for _, q := range queries {
 			d.ok("", q) // warm: the first read of a head may fetch
 		}
-		before := d.value("", requests)
-		for i := 0; i < 5; i++ {
-			for _, q := range queries {
-				d.ok(fmt.Sprint("c", i%2), q)
+		var windows []string
+		for try := 0; try < c.tries; try++ {
+			before := d.value("", requests)
+			if n, err := strconv.Atoi(before); err != nil || n == 0 {
+				t.Fatalf("%s: moraine_requests shows %q requests after opening the lake and reading it", c.options, before)
 			}
+			for i := 0; i < 5; i++ {
+				for _, q := range queries {
+					d.ok(fmt.Sprint("c", i%2), q)
+				}
+			}
+			after := d.value("", requests)
+			if after == before {
+				windows = nil
+				break
+			}
+			windows = append(windows, before+" -> "+after)
 		}
-		if after := d.value("", requests); after != before {
-			t.Fatalf("%s: 25 DuckLake metadata reads of an unchanged head made %s -> %s requests; want none", mode, before, after)
+		if windows != nil {
+			t.Fatalf("%s: every window of 25 DuckLake metadata reads of an unchanged head made requests (%s); want one with none", c.options, strings.Join(windows, ", "))
 		}
 	}
 }
@@ -282,7 +303,19 @@ func TestS3CredentialsFromTheAWSEnvironment(t *testing.T) {
 	if r.Error == "" {
 		t.Fatal("an attach without credentials succeeded")
 	}
-	if strings.Contains(r.Error, loc.Server.SecretKey) {
+	if !regexp.MustCompile(`(?i)credential|access ?denied|InvalidAccessKeyId|SignatureDoesNotMatch|\b403\b`).MatchString(r.Error) {
+		t.Fatalf("an attach without credentials failed, but not for want of them: %s", r.Error)
+	}
+	// With a wrong secret in the environment it fails too, and the error
+	// does not show the secret it was given.
+	const wrong = "wrong-secret-f00dfeed"
+	bad := startDuck(t, "AWS_ACCESS_KEY_ID="+loc.Server.AccessKey, "AWS_SECRET_ACCESS_KEY="+wrong, "AWS_ENDPOINT_URL="+loc.Server.Endpoint,
+		"AWS_REGION="+loc.Server.Region, "AWS_EC2_METADATA_DISABLED=true", "AWS_SHARED_CREDENTIALS_FILE=/nonexistent", "AWS_CONFIG_FILE=/nonexistent")
+	r = bad.query("", "ATTACH "+sqlString(path)+" AS m (READ_ONLY)")
+	if r.Error == "" {
+		t.Fatal("an attach with a wrong secret succeeded")
+	}
+	if strings.Contains(r.Error, wrong) {
 		t.Fatalf("the error shows the secret: %s", r.Error)
 	}
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/moraine-go/moraine/core"
 	"github.com/moraine-go/moraine/core/objstore"
-	"github.com/moraine-go/moraine/ducklake"
 )
 
 // writableLake is a lake the Go API wrote for test/sql/storage/writes.test
@@ -24,7 +23,6 @@ func writableLake(t *testing.T) (lake, inlined string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close(bg)
 	var table core.TableID
 	if _, err := c.Commit(bg, func(tx *core.Transaction) error {
 		s, err := tx.CreateSchema("s")
@@ -43,17 +41,8 @@ func writableLake(t *testing.T) (lake, inlined string) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	d, err := c.Dump(bg)
-	if err != nil {
+	if err := c.Close(bg); err != nil {
 		t.Fatal(err)
 	}
-	for _, g := range d.Inlined {
-		if g.TableID == table {
-			inlined = ducklake.InlinedTableName(uint64(table), g.SchemaVersion)
-		}
-	}
-	if inlined == "" {
-		t.Fatal("no inlined rows of t")
-	}
-	return lake, inlined
+	return lake, inlinedTableOf(t, lake, "t")
 }

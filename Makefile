@@ -25,7 +25,9 @@
 # server and runs `make lint` then `make test`.
 #
 # Variables: GO (go binary), TIMEOUT (go test -timeout), PKGS (packages),
-# TESTFLAGS (extra go test flags, e.g. TESTFLAGS='-run S3 -v').
+# TESTFLAGS (extra go test flags, e.g. TESTFLAGS='-run S3 -v'), BUILD_DIR
+# (default build/), DUCKDB_SRC (DuckDB v1.4.4's source, default
+# $(BUILD_DIR)/duckdb-v1.4.4), DUCKDB (a DuckDB checkout, for make duckdb-sample).
 
 SHELL     := /bin/bash
 GO        ?= go
@@ -36,7 +38,7 @@ TESTFLAGS ?=
 # Go sources, minus testdata, hidden directories and build output.
 FIND_GO = find . -name '*.go' -not -path '*/testdata/*' -not -path './.*' -not -path './build/*' -print0
 
-.PHONY: all test lint fmt vet help extension extension-libs extension-commitlog capi-check test-extension-host test-duckdb20
+.PHONY: all test test-go lint fmt vet help extension extension-libs extension-commitlog capi-check test-extension-host test-duckdb20
 
 all: lint test
 
@@ -49,11 +51,16 @@ help:
 # skipped test) and the output of failures; the raw stream is kept in
 # build/test-output.json. test/sql finds the extension `make extension`
 # built through MORAINE_EXTENSION_DIR.
-test: extension extension-commitlog
+# One make run, so `extension` is built once for all of them, in this order;
+# MORAINE_EXTENSION_DIR points them at what it built (test/duckdb14 then uses
+# build/sqllogictest-v1.4.4 instead of building its own).
+test: export MORAINE_EXTENSION_DIR := $(BUILD_DIR)
+test: test-go test-extension-host test-duckdb20 test-sqllogictest test-duckdb14
+
+test-go: extension extension-commitlog
 	@mkdir -p build
 	set -o pipefail; MORAINE_EXTENSION_DIR=$(BUILD_DIR) MORAINE_COMMITLOG_EXTENSION_DIR=$(BUILD_DIR)/commitlog $(GO) test -race -count=1 -timeout $(TIMEOUT) -json $(TESTFLAGS) $(PKGS) \
 		| tee build/test-output.json | $(GO) run ./tools/testsummary
-	$(MAKE) --no-print-directory test-extension-host test-duckdb20 test-sqllogictest test-duckdb14
 
 lint:
 	@out="$$($(FIND_GO) | xargs -0 gofmt -l)" || { echo "gofmt failed (syntax errors above)"; exit 1; }; \
@@ -73,7 +80,7 @@ vet:
 fmt:
 	$(FIND_GO) | xargs -0 gofmt -w
 
-# Room for later targets: bench (benchmarks with counting stores).
+# Benchmarks are run by hand, with the commands BENCHMARK.md gives.
 
 # --- extension ---------------------------------------------------------------
 #   make extension-libs       cmake configures the top-level CMakeLists.txt into

@@ -282,6 +282,9 @@ func (c *Catalog) Head(ctx context.Context) (Head, error) {
 			return held.head, nil
 		}
 	}
+	if err := c.clog.tailIfBehind(ctx); err != nil {
+		return Head{}, err
+	}
 	h, ok, err := readHead(ctx, c.kv())
 	if err == nil && !ok {
 		err = errorf(Corruption, "the catalog has no head record")
@@ -307,11 +310,26 @@ func (c *Catalog) openErr() error {
 }
 
 // HasLake reports whether the handle holds a lake: false only for a
-// read-write open with LeaveEmpty of a store that was empty.
+// read-write open with LeaveEmpty of a store that was empty, or for any
+// open of a commit log adopted empty, until a slot creates the lake.
 func (c *Catalog) HasLake() bool {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return !c.empty
+	empty, r := c.empty, c.reader
+	c.mu.Unlock()
+	if !empty {
+		return true
+	}
+	if c.clog == nil || r == nil {
+		return false
+	}
+	// On a commit log a peer's slot may have created the lake since.
+	if _, ok, err := readHead(context.Background(), r); err != nil || !ok {
+		return false
+	}
+	c.mu.Lock()
+	c.empty = false
+	c.mu.Unlock()
+	return true
 }
 
 // Snapshot returns the catalog at its head. A read-write handle serves its

@@ -471,7 +471,9 @@ func (t *Transaction) Commit(ctx context.Context) (SnapshotID, error) {
 		t.next.head = newHead
 		c.mu.Lock()
 		c.empty = false
-		c.format = currentFormat()
+		if c.clog == nil {
+			c.format = currentFormat()
+		}
 		c.held = nil
 		c.mu.Unlock()
 		return newHead.SnapshotID, nil

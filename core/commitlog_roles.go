@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -65,6 +66,11 @@ type logState struct {
 
 	mu   sync.Mutex
 	role logRole
+	// behind is set when a commit of this committer lost its slot: peers
+	// are committing, so the next read of the head tails the log first
+	// instead of waiting for the poll (a retry prepared against the head
+	// the poll last saw would lose again).
+	behind atomic.Bool
 	// foldMu serializes folds, idle polls and a holder's own landing.
 	foldMu sync.Mutex
 	stop   chan struct{}
@@ -126,11 +132,33 @@ func openLogReader(ctx context.Context, store objstore.Store, opts CatalogOption
 	}
 	c := &Catalog{store: es, opts: opts, log: opts.Logger, readOnly: true, reader: r}
 	c.clog = &logState{c: c, p: p, logStore: ls, path: opts.Path, role: logReader}
-	if err := c.loadFormat(ctx, r, true); err != nil {
+	err = c.loadFormat(ctx, r, true)
+	if err == nil {
+		err = c.noteEmpty(ctx)
+	}
+	if err != nil {
 		r.Close(ctx)
 		return nil, err
 	}
 	return c, nil
+}
+
+// noteEmpty marks a handle on a log whose store holds no lake yet: one a
+// LeaveEmpty committer adopted empty, whose lake a later slot creates (a
+// commit of this handle's, or of a peer's, which HasLake notices). Only a
+// LeaveEmpty committer or a reader may open such a log.
+func (c *Catalog) noteEmpty(ctx context.Context) error {
+	_, ok, err := readHead(ctx, c.reader)
+	if err != nil || ok {
+		return err
+	}
+	if !c.readOnly && !c.opts.LeaveEmpty {
+		return errorf(NotFound, "the commit log at %s was adopted empty (by a DuckLake attach) and no lake has been created in it yet: create it by attaching it with DuckLake, or open it with LeaveEmpty", c.clog.logStore)
+	}
+	c.mu.Lock()
+	c.empty = true
+	c.mu.Unlock()
+	return nil
 }
 
 // loadFormat reads and validates the format record through kv.
@@ -168,7 +196,7 @@ func openCommitter(ctx context.Context, store objstore.Store, opts CatalogOption
 		return nil, logErr(err, "reading the commit log's base")
 	}
 	if !ok {
-		if base, err = l.adopt(ctx); err != nil {
+		if base, err = l.adoptRacing(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -194,6 +222,10 @@ func openCommitter(ctx context.Context, store objstore.Store, opts CatalogOption
 	if c.format.Origin == nil && c.format.Format != FormatLegacyLog {
 		r.Close(ctx)
 		return nil, errorf(Corruption, "the commit log at %s is adopted but the catalog it serves has no commit-log origin", ls)
+	}
+	if err := c.noteEmpty(ctx); err != nil {
+		r.Close(ctx)
+		return nil, err
 	}
 	// Fold first when the store has folded no slot yet: an adoption was
 	// interrupted between its stamp landing as slot 0 and its fold, so the
@@ -226,6 +258,33 @@ func logErr(err error, format string, args ...any) error {
 	return storeErr(err, format, args...)
 }
 
+// adoptRacing adopts the store, or joins the adoption of a peer that
+// opened it at the same time: adopting and folding each open the store's
+// writer, fencing one another, so a fenced attempt looks at the log again
+// (the peer's stamp may hold slot 0 by now) and retries, a few times.
+func (l *logState) adoptRacing(ctx context.Context) (LogBase, error) {
+	for attempt := 1; ; attempt++ {
+		base, err := l.adopt(ctx)
+		if err == nil || !errors.Is(err, Fenced) || attempt == adoptAttempts {
+			return base, err
+		}
+		select {
+		case <-ctx.Done():
+			return LogBase{}, ctx.Err()
+		case <-time.After(backoff(attempt) + time.Duration(attempt)*10*time.Millisecond):
+		}
+		if base, ok, berr := l.committer.Base(ctx); berr == nil && ok {
+			// The stamp landed (ours or a peer's); a fold still owed is
+			// done by the open (openCommitter folds a store lacking it).
+			l.base = base
+			return base, nil
+		}
+	}
+}
+
+// adoptAttempts bounds adoptRacing.
+const adoptAttempts = 8
+
 // adopt makes the store log-resident: it opens the store on its own WAL
 // (fencing any single writer), creates the catalog if the store is empty,
 // flushes everything into the tree, and races the adoption stamp as slot 0
@@ -241,7 +300,13 @@ func (l *logState) adopt(ctx context.Context) (LogBase, error) {
 	tmp := &Catalog{store: c.store, opts: c.opts, log: c.log, db: db}
 	closeDB := func() { db.Close(ctx) }
 	f, ok, err := readFormat(ctx, db)
-	if err == nil && !ok {
+	// LeaveEmpty (the storage extension): an empty store is adopted empty,
+	// its first slot after the stamp the commit that creates the lake.
+	leaveEmpty := err == nil && !ok && c.opts.LeaveEmpty
+	if leaveEmpty {
+		cf := currentFormat()
+		f = &cf
+	} else if err == nil && !ok {
 		if err = tmp.bootstrap(ctx); err == nil {
 			f, _, err = readFormat(ctx, db)
 		}
@@ -266,7 +331,7 @@ func (l *logState) adopt(ctx context.Context) (LogBase, error) {
 		return LogBase{}, storeErr(err, "flushing the store before adoption")
 	}
 	head, ok, err := readHead(ctx, db)
-	if err == nil && !ok {
+	if err == nil && !ok && !leaveEmpty {
 		err = errorf(Corruption, "the catalog has no head record")
 	}
 	if err != nil {
@@ -483,6 +548,9 @@ func (s *logSession) land(ctx context.Context, b *preparedBatch) (*lostRace, err
 		if err := s.catchUp(ctx, res.Landed); err != nil {
 			return nil, err
 		}
+		if s.db == nil {
+			l.behind.Store(true) // a holder's catchUp applied them to its store
+		}
 		theirs := make([]changeSet, 0, len(res.Landed))
 		for _, lb := range res.Landed {
 			chs, perr := parseChanges(lb.ChangesMade)
@@ -529,6 +597,18 @@ func (s *logSession) land(ctx context.Context, b *preparedBatch) (*lostRace, err
 		}()
 	}
 	return nil, nil
+}
+
+// tailIfBehind tails the committer's reader when a commit of this
+// committer lost its slot since the last read (see logState.behind).
+func (l *logState) tailIfBehind(ctx context.Context) error {
+	if l == nil || !l.behind.Swap(false) {
+		return nil
+	}
+	if err := l.c.reader.Tail(ctx); err != nil {
+		return storeErr(err, "tailing the commit log after a lost race")
+	}
+	return nil
 }
 
 // catchUp makes the session's store (holder) or reader (committer) hold

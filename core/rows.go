@@ -765,9 +765,13 @@ func (t *Transaction) finishRows() (Head, error) {
 		if t.rows.snapshot == nil {
 			return Head{}, errorf(InvalidArgument, "a commit that creates the lake must stage its snapshot 0")
 		}
-		newHead = Head{}
-		f := currentFormat()
-		t.put(keys.Format(), encodeFormat(&f))
+		if t.cat.clog == nil {
+			newHead = Head{}
+			f := currentFormat()
+			t.put(keys.Format(), encodeFormat(&f))
+		}
+		// On a commit log adopted empty the format record is the adoption
+		// stamp's (slot 0) and this is slot 1: its head stamp says batch 1.
 	}
 	if s := t.rows.snapshot; s != nil {
 		snap := *s

@@ -112,7 +112,8 @@ extension-libs:
 	$(CMAKE) --build $(EXT_BUILD_DIR) --parallel
 
 extension-commitlog:
-	$(CMAKE) -S . -B $(BUILD_DIR)/cmake-commitlog -DGO=$(GO) -DMORAINE_OUTPUT_DIR=$(BUILD_DIR)/commitlog -DMORAINE_GO_TAGS=commitlog -DMORAINE_STORAGE=OFF
+	$(CMAKE) -S . -B $(BUILD_DIR)/cmake-commitlog -DGO=$(GO) -DMORAINE_OUTPUT_DIR=$(BUILD_DIR)/commitlog -DMORAINE_GO_TAGS=commitlog \
+		-DMORAINE_STORAGE=ON -DMORAINE_STORAGE_NAME=moraine_commitlog -DMORAINE_STORAGE_REPOSITORY=$(BUILD_DIR)/repository -DDUCKDB_SOURCE_DIR=$(DUCKDB_SRC)
 	$(CMAKE) --build $(BUILD_DIR)/cmake-commitlog --parallel
 
 test-extension-host: extension

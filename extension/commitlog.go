@@ -16,6 +16,7 @@ import (
 // read-only attach a reader (COMMIT_LOG_TAIL: tailing the log). The
 // default build registers nothing and stays on the single-writer path.
 func init() {
+	commitLogBuild = true
 	if err := core.RegisterCommitLog(provider.New(provider.Options{})); err != nil {
 		slog.Error("moraine: registering the in-tree commit log", "err", err)
 	}

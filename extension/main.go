@@ -23,3 +23,6 @@
 package main
 
 func main() {}
+
+// commitLogBuild is true in the commit-log build (commitlog.go).
+var commitLogBuild bool

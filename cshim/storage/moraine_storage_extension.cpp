@@ -26,6 +26,13 @@
 #include "moraine_functions.hpp"
 #include "moraine_transaction_manager.hpp"
 
+#ifndef MORAINE_EXTENSION_NAME
+#define MORAINE_EXTENSION_NAME moraine
+#endif
+#define MORAINE_STRINGIFY_(x) #x
+#define MORAINE_STRINGIFY(x)  MORAINE_STRINGIFY_(x)
+#define MORAINE_EXTENSION_NAME_STRING MORAINE_STRINGIFY(MORAINE_EXTENSION_NAME)
+
 namespace duckdb {
 
 namespace {
@@ -206,6 +213,13 @@ void RegisterSecret(ExtensionLoader &loader) {
 
 static void LoadInternal(ExtensionLoader &loader) {
 	auto &config = DBConfig::GetConfig(loader.GetDatabaseInstance());
+	// Both builds serve the storage type moraine; a process runs one.
+	if (config.storage_extensions.count("moraine")) {
+		throw InvalidInputException("%s: a moraine storage extension is already loaded in this database (moraine is "
+		                            "the single-writer build, moraine_commitlog the commit-log build); load one of them "
+		                            "per process",
+		                            MORAINE_EXTENSION_NAME_STRING);
+	}
 	config.storage_extensions["moraine"] = make_uniq<MoraineStorageExtension>();
 	RegisterSecret(loader);
 	MoraineFunctions::Register(loader);
@@ -213,8 +227,11 @@ static void LoadInternal(ExtensionLoader &loader) {
 
 } // namespace duckdb
 
+// The entry point is <name>_duckdb_cpp_init: MORAINE_ENTRY expands the
+// name (cshim/storage/CMakeLists.txt, MORAINE_STORAGE_NAME) first.
+#define MORAINE_ENTRY(NAME, LOADER) DUCKDB_CPP_EXTENSION_ENTRY(NAME, LOADER)
 extern "C" {
-DUCKDB_CPP_EXTENSION_ENTRY(moraine, loader) {
+MORAINE_ENTRY(MORAINE_EXTENSION_NAME, loader) {
 	duckdb::LoadInternal(loader);
 }
 }

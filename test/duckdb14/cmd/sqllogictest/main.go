@@ -17,7 +17,10 @@
 // require moraine loads --extension (default build/v1.4.4/moraine.duckdb_extension
 // of the repository, when present), which is also installed in the file's
 // extension directory, so ATTACH 'moraine:...' (DuckLake's nested attach
-// of DUCKLAKE_CONNECTION=moraine:...) loads it; require ducklake loads --ducklake
+// of DUCKLAKE_CONNECTION=moraine:...) loads it; an --extension of another
+// name (the commit-log build, moraine_commitlog.duckdb_extension, which
+// DuckDB cannot autoload for 'moraine:') is loaded into every database
+// the file opens; require ducklake loads --ducklake
 // (default ../shared/ducklake/ducklake.duckdb_extension beside the
 // repository, when present). --env NAME=VALUE overrides a file's
 // test-env NAME and supplies ${NAME} and {NAME}. Databases open with
@@ -151,8 +154,12 @@ func (c *config) options() sqllogictest.Options {
 	if c.ducklake != "" {
 		ext["ducklake"] = c.ducklake
 	}
+	var eng sqllogictest.Engine = engine.New()
+	if c.extension != "" && filepath.Base(c.extension) != "moraine.duckdb_extension" {
+		eng = preloading{Engine: eng, file: c.extension}
+	}
 	return sqllogictest.Options{
-		Engine:            engine.New(),
+		Engine:            eng,
 		Settings:          map[string]string{"allow_unsigned_extensions": "true"},
 		Extensions:        ext,
 		Env:               c.env,
@@ -196,6 +203,32 @@ func main() {
 	if failed > 0 {
 		os.Exit(1)
 	}
+}
+
+// preloading loads an extension DuckDB cannot autoload for ATTACH
+// 'moraine:...' (the commit-log build, moraine_commitlog: autoloading looks
+// for an extension named moraine) into every database it opens, before the
+// file's first statement, as its users LOAD it before they ATTACH.
+type preloading struct {
+	sqllogictest.Engine
+	file string
+}
+
+func (p preloading) Open(ctx context.Context, cfg sqllogictest.Config) (sqllogictest.Database, error) {
+	db, err := p.Engine.Open(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := db.Connect(ctx)
+	if err == nil {
+		err = conn.Exec(ctx, "LOAD '"+strings.ReplaceAll(p.file, "'", "''")+"'")
+		conn.Close()
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("loading %s: %v", p.file, err)
+	}
+	return db, nil
 }
 
 // install puts the moraine extension into the child's extension directory,

@@ -60,7 +60,7 @@ func requests(d *duck, kinds ...string) int64 {
 func benchDuckLake(b *testing.B, metadata string, moraine bool, env ...string) *benchResult {
 	dir := b.TempDir()
 	d := startDuck(b, env...)
-	d.ok("", "LOAD "+sqlString(filepath.Join(repoRoot(), "..", "shared", "ducklake", "ducklake.duckdb_extension")))
+	d.ok("", "LOAD "+sqlString(ducklakeExtension()))
 	d.ok("", "ATTACH "+sqlString("ducklake:"+metadata)+" AS lake (DATA_PATH "+sqlString(filepath.Join(dir, "data")+"/")+", DATA_INLINING_ROW_LIMIT 1000)")
 	d.ok("", "CREATE TABLE lake.inl (id BIGINT, v VARCHAR)")
 	d.ok("", "CREATE TABLE lake.pq (id BIGINT, v VARCHAR)")

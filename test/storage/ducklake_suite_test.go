@@ -45,8 +45,26 @@ var resultLine = regexp.MustCompile(`^(PASS|FAIL|SKIP) (\S+)`)
 // TestDuckLakeSuite runs every file of DuckLake's own tests
 // (../shared/ducklake/tests, the files written to run against another
 // metadata catalog through DUCKLAKE_CONNECTION) with moraine as DuckLake's
-// catalog, except the listed skips; every file must pass.
+// catalog, except the listed skips; every file must pass. It runs on
+// both builds: the single-writer one (moraine) and the commit-log one
+// (moraine_commitlog, where every read-write attach is a committer:
+// testdata/commitlog-role.test, run with it, checks that it is).
 func TestDuckLakeSuite(t *testing.T) {
+	for _, b := range []struct {
+		name, ext string
+		extra     []string
+	}{
+		{"single-writer", extension(), nil},
+		{"commit-log", commitLogExtension(), []string{filepath.Join(repoRoot(), "test", "storage", "testdata", "commitlog-role.test")}},
+	} {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			runDuckLakeSuite(t, b.ext, b.extra)
+		})
+	}
+}
+
+func runDuckLakeSuite(t *testing.T, ext string, extra []string) {
 	root := filepath.Join(repoRoot(), "..", "shared", "ducklake", "tests")
 	if _, err := os.Stat(filepath.Join(root, "test", "sql")); err != nil {
 		t.Fatalf("DuckLake's tests are not at %s: %v", root, err)
@@ -81,7 +99,8 @@ func TestDuckLakeSuite(t *testing.T) {
 		t.Errorf("ducklake-suite.json skips %s, which is not one of DuckLake's test files", p)
 	}
 	sort.Strings(files)
-	args := []string{"--extension", extension(), "--timeout", "300"}
+	files = append(files, extra...)
+	args := []string{"--extension", ext, "--timeout", "300"}
 	for _, e := range cfg.TestEnv {
 		args = append(args, "--env", e.Name+"="+e.Value)
 	}

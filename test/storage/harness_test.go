@@ -48,18 +48,22 @@ func repoRoot() string {
 
 func run(m *testing.M) int {
 	dir = os.Getenv("MORAINE_EXTENSION_DIR")
+	commitLogDir = os.Getenv("MORAINE_COMMITLOG_EXTENSION_DIR")
 	if dir == "" {
 		dir = filepath.Join(repoRoot(), "build")
-		cmd := exec.Command("make", "--no-print-directory", "extension")
+		cmd := exec.Command("make", "--no-print-directory", "extension", "extension-commitlog")
 		cmd.Dir = repoRoot()
 		if out, err := cmd.CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "make extension (set MORAINE_EXTENSION_DIR to use a built one): %v\n%s", err, out)
 			return 1
 		}
 	}
-	for _, f := range []string{extension(), sqllogictest(), shell()} {
+	if commitLogDir == "" {
+		commitLogDir = filepath.Join(dir, "commitlog")
+	}
+	for _, f := range []string{extension(), commitLogExtension(), sqllogictest(), shell()} {
 		if _, err := os.Stat(f); err != nil {
-			fmt.Fprintf(os.Stderr, "MORAINE_EXTENSION_DIR=%s: %v (run make extension)\n", dir, err)
+			fmt.Fprintf(os.Stderr, "MORAINE_EXTENSION_DIR=%s: %v (run make extension extension-commitlog)\n", dir, err)
 			return 1
 		}
 	}
@@ -75,7 +79,22 @@ func run(m *testing.M) int {
 	return code
 }
 
-func extension() string    { return filepath.Join(dir, "v1.4.4", "moraine.duckdb_extension") }
+// commitLogDir is the commit-log build's output directory
+// (MORAINE_COMMITLOG_EXTENSION_DIR, default <dir>/commitlog).
+var commitLogDir string
+
+func extension() string { return filepath.Join(dir, "v1.4.4", "moraine.duckdb_extension") }
+
+// commitLogExtension is the commit-log build of the storage extension.
+func commitLogExtension() string {
+	return filepath.Join(commitLogDir, "v1.4.4", "moraine_commitlog.duckdb_extension")
+}
+
+// ducklakeExtension is DuckLake built for DuckDB v1.4.4 (../shared).
+func ducklakeExtension() string {
+	return filepath.Join(repoRoot(), "..", "shared", "ducklake", "ducklake.duckdb_extension")
+}
+
 func repository() string   { return filepath.Join(dir, "repository") }
 func sqllogictest() string { return filepath.Join(dir, "sqllogictest-v1.4.4") }
 func shell() string        { return filepath.Join(dir, "duckdb-shell-v1.4.4") }
@@ -113,7 +132,26 @@ type duck struct {
 	cmd  *exec.Cmd
 	in   io.WriteCloser
 	out  *bufio.Scanner
-	errs *strings.Builder
+	errs *lockedBuilder
+}
+
+// lockedBuilder is the process's stderr, written by exec's copying
+// goroutine and read by the test's.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 type result struct {
@@ -126,6 +164,12 @@ type result struct {
 // env is added to its environment.
 func startDuck(t testing.TB, env ...string) *duck {
 	t.Helper()
+	return startDuckWith(t, extension(), env...)
+}
+
+// startDuckWith starts a DuckDB process with the extension file ext loaded.
+func startDuckWith(t testing.TB, ext string, env ...string) *duck {
+	t.Helper()
 	cmd := exec.Command(shell(), "--setting", "extension_directory="+filepath.Join(t.TempDir(), "ext"))
 	cmd.Env = append(os.Environ(), env...)
 	in, err := cmd.StdinPipe()
@@ -136,7 +180,7 @@ func startDuck(t testing.TB, env ...string) *duck {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &duck{t: t, cmd: cmd, in: in, errs: &strings.Builder{}}
+	d := &duck{t: t, cmd: cmd, in: in, errs: &lockedBuilder{}}
 	cmd.Stderr = d.errs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -144,7 +188,7 @@ func startDuck(t testing.TB, env ...string) *duck {
 	d.out = bufio.NewScanner(stdout)
 	d.out.Buffer(make([]byte, 1<<20), 64<<20)
 	t.Cleanup(d.close)
-	d.ok("", "LOAD '"+extension()+"'")
+	d.ok("", "LOAD "+sqlString(ext))
 	return d
 }
 
@@ -162,18 +206,52 @@ func (d *duck) close() {
 // query runs sql on connection conn.
 func (d *duck) query(conn, sql string) result {
 	d.t.Helper()
+	r, err := d.try(conn, sql)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	return r
+}
+
+// try runs sql on connection conn; an error is the process's (it died or
+// stopped answering), a failed statement is r.Error. Safe to call from
+// any one goroutine at a time.
+func (d *duck) try(conn, sql string) (result, error) {
+	if err := d.send(conn, sql); err != nil {
+		return result{}, err
+	}
+	return d.receive()
+}
+
+// send writes one request; receive reads its answer.
+func (d *duck) send(conn, sql string) error {
 	req, _ := json.Marshal(map[string]string{"conn": conn, "sql": sql})
 	if _, err := fmt.Fprintf(d.in, "%s\n", req); err != nil {
-		d.t.Fatalf("writing to duckdb-shell: %v\n%s", err, d.errs.String())
+		return fmt.Errorf("writing to duckdb-shell: %v", err)
 	}
+	return nil
+}
+
+func (d *duck) receive() (result, error) {
 	if !d.out.Scan() {
-		d.t.Fatalf("duckdb-shell stopped answering (%v)\n%s", d.out.Err(), d.errs.String())
+		return result{}, fmt.Errorf("duckdb-shell stopped answering (%v)", d.out.Err())
 	}
 	var r result
 	if err := json.Unmarshal(d.out.Bytes(), &r); err != nil {
-		d.t.Fatalf("duckdb-shell answered %q: %v", d.out.Text(), err)
+		return result{}, fmt.Errorf("duckdb-shell answered %q: %v", d.out.Text(), err)
 	}
-	return r
+	return r, nil
+}
+
+// kill SIGKILLs the process and reaps it.
+func (d *duck) kill() {
+	if d.in == nil {
+		return
+	}
+	d.cmd.Process.Kill()
+	d.in.Close()
+	d.in = nil
+	d.cmd.Wait()
 }
 
 // ok runs sql and fails the test on an error.

@@ -325,7 +325,7 @@ func TestInspectReadsALakeDuckLakeWrote(t *testing.T) {
 	dir := t.TempDir()
 	lake := filepath.Join(dir, "lake")
 	d := startDuck(t)
-	d.ok("", "LOAD "+sqlString(filepath.Join(repoRoot(), "..", "shared", "ducklake", "ducklake.duckdb_extension")))
+	d.ok("", "LOAD "+sqlString(ducklakeExtension()))
 	d.ok("", "ATTACH "+sqlString("ducklake:moraine:"+lake)+" AS dl (DATA_PATH "+sqlString(filepath.Join(dir, "data")+"/")+")")
 	d.ok("", "CREATE SCHEMA dl.sales")
 	d.ok("", "CREATE TABLE dl.sales.orders (id INTEGER, amount DECIMAL(10,2))")

@@ -1,0 +1,458 @@
+package storage
+
+// The commit-log build (moraine_commitlog) end to end: several DuckDB
+// v1.4.4 processes, each a separate OS process (build/duckdb-shell-v1.4.4),
+// attach one lake with DuckLake and commit to it at once through the
+// in-tree commit log, on a local store and on S3 (versitygw). Row-level
+// checks go through DuckLake; catalog-level ones through the Go API.
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/moraine-go/moraine/core"
+	"github.com/moraine-go/moraine/core/objstore"
+	"github.com/moraine-go/moraine/internal/testutil/s3test"
+	"github.com/moraine-go/moraine/provider"
+)
+
+// logLake is one lake the commit-log tests run on.
+type logLake struct {
+	name  string
+	uri   string   // the store, as ATTACH 'ducklake:moraine:<uri>' names it
+	data  string   // DATA_PATH
+	env   []string // the DuckDB processes' environment (S3 credentials)
+	store objstore.Store
+}
+
+// logLakes returns a fresh local lake and a fresh S3 lake.
+func logLakes(t *testing.T) []logLake {
+	dir := t.TempDir()
+	local, err := objstore.Open(bg, filepath.Join(dir, "lake"), objstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc := s3test.NewLocation(t)
+	remote, err := loc.Open(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []logLake{
+		{name: "local", uri: filepath.Join(dir, "lake"), data: filepath.Join(dir, "data") + "/", store: local},
+		// S3:// in capitals: DuckDB hands a lower-case s3:// ATTACH path to
+		// httpfs before the storage extension sees it.
+		{name: "s3", uri: "S3://" + strings.TrimPrefix(loc.URI, "s3://"), data: filepath.Join(dir, "s3data") + "/", store: remote,
+			env: []string{"AWS_ACCESS_KEY_ID=" + loc.Server.AccessKey, "AWS_SECRET_ACCESS_KEY=" + loc.Server.SecretKey,
+				"AWS_REGION=" + loc.Server.Region, "AWS_ENDPOINT_URL=" + loc.Server.Endpoint}},
+	}
+}
+
+// start starts a DuckDB process with the commit-log build and DuckLake
+// loaded.
+func (l logLake) start(t *testing.T) *duck {
+	t.Helper()
+	d := startDuckWith(t, commitLogExtension(), l.env...)
+	d.ok("", "LOAD "+sqlString(ducklakeExtension()))
+	return d
+}
+
+// attachSQL is the ATTACH of the lake as "lake", with extra options.
+func (l logLake) attachSQL(opts ...string) string {
+	o := append([]string{"DATA_PATH " + sqlString(l.data)}, opts...)
+	return "ATTACH " + sqlString("ducklake:moraine:"+l.uri) + " AS lake (" + strings.Join(o, ", ") + ")"
+}
+
+// open starts a DuckDB process with the lake attached read-write.
+func (l logLake) open(t *testing.T) *duck {
+	t.Helper()
+	d := l.start(t)
+	d.ok("", l.attachSQL())
+	return d
+}
+
+// catalog opens the lake read-only through the Go API, over the commit log.
+func (l logLake) catalog(t *testing.T) *core.Catalog {
+	t.Helper()
+	c, err := core.OpenReadOnly(bg, l.store, core.CatalogOptions{CommitLog: provider.New(provider.Options{}), CommitLogTail: true, ReaderPollInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(bg) })
+	return c
+}
+
+// ids returns the sorted ids of a table, through DuckLake.
+func ids(t *testing.T, d *duck, table string) []int64 {
+	t.Helper()
+	var out []int64
+	for _, row := range d.ok("", "SELECT id FROM "+table+" ORDER BY id").Rows {
+		n, err := strconv.ParseInt(*row[0], 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// checkSnapshots checks that DuckLake's snapshot ids are 0..n-1 with no
+// gap and that the catalog's head, through the Go API, is the last; it
+// returns n.
+func checkSnapshots(t *testing.T, l logLake, d *duck) int {
+	t.Helper()
+	r := d.ok("", "SELECT count(*), min(snapshot_id), max(snapshot_id) FROM lake.snapshots()")
+	n, _ := strconv.Atoi(*r.Rows[0][0])
+	if *r.Rows[0][1] != "0" || *r.Rows[0][2] != strconv.Itoa(n-1) {
+		t.Fatalf("snapshots: %d, ids %s..%s: not consecutive from 0", n, *r.Rows[0][1], *r.Rows[0][2])
+	}
+	c := l.catalog(t)
+	h, err := c.Head(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snaps, err := c.Snapshots(bg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int(h.SnapshotID) != n-1 || len(snaps) != n {
+		t.Fatalf("the catalog's head is snapshot %d with %d snapshots; DuckLake shows %d", h.SnapshotID, len(snaps), n)
+	}
+	for i, s := range snaps {
+		if int(s.ID) != i {
+			t.Fatalf("the catalog's snapshot %d has id %d", i, s.ID)
+		}
+	}
+	return n
+}
+
+// writer is one DuckDB process committing in a loop.
+type writer struct {
+	acked  map[string][]int64 // table -> ids whose INSERT returned OK
+	failed []string           // statements DuckDB refused, with the error
+}
+
+// Four DuckDB processes commit small INSERTs at once, half into one shared
+// table and half into a table of their own: every acknowledged COMMIT's
+// rows are present exactly once, nothing else is, every commit is one
+// snapshot, the snapshot ids are consecutive, and no process is wedged.
+func TestCommitLogManyDuckDBProcesses(t *testing.T) {
+	const procs, commits = 4, 16
+	for _, l := range logLakes(t) {
+		t.Run(l.name, func(t *testing.T) {
+			setup := l.open(t)
+			if role := setup.value("", "SELECT role FROM moraine_info('__ducklake_metadata_lake')"); role != "committer" {
+				t.Fatalf("a read-write attach of the commit-log build is a %s, want a committer", role)
+			}
+			setup.ok("", "CREATE TABLE lake.shared (id BIGINT, writer INTEGER)")
+			for w := range procs {
+				setup.ok("", fmt.Sprintf("CREATE TABLE lake.own_%d (id BIGINT)", w))
+			}
+			before := checkSnapshots(t, l, setup)
+			ducks := make([]*duck, procs)
+			for w := range ducks {
+				ducks[w] = l.open(t)
+			}
+			writers := make([]writer, procs)
+			var wg sync.WaitGroup
+			for w, d := range ducks {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					wr := &writers[w]
+					wr.acked = map[string][]int64{}
+					for k := range commits {
+						id := int64(w*1000 + k)
+						table, sql := "lake.shared", fmt.Sprintf("INSERT INTO lake.shared VALUES (%d, %d)", id, w)
+						if k%2 == 1 {
+							table, sql = fmt.Sprintf("lake.own_%d", w), fmt.Sprintf("INSERT INTO lake.own_%d VALUES (%d)", w, id)
+						}
+						r, err := d.try("", sql)
+						switch {
+						case err != nil:
+							wr.failed = append(wr.failed, sql+": "+err.Error())
+							return
+						case r.Error != "":
+							wr.failed = append(wr.failed, sql+": "+r.Error)
+						default:
+							wr.acked[table] = append(wr.acked[table], id)
+						}
+					}
+				}()
+			}
+			done := make(chan struct{})
+			go func() { wg.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Minute):
+				for _, d := range ducks {
+					d.kill()
+				}
+				t.Fatal("the writers did not finish within 5 minutes: a process is wedged")
+			}
+			var want = map[string][]int64{}
+			total := 0
+			for w, wr := range writers {
+				for _, f := range wr.failed {
+					t.Errorf("process %d: %s", w, f)
+				}
+				for table, got := range wr.acked {
+					want[table] = append(want[table], got...)
+					total += len(got)
+				}
+			}
+			check := l.open(t)
+			for table, w := range want {
+				slices.Sort(w)
+				if got := ids(t, check, table); !slices.Equal(got, w) {
+					t.Errorf("%s holds ids %v, want the acknowledged %v", table, got, w)
+				}
+				r := check.ok("", "SELECT count(*), count(DISTINCT id) FROM "+table)
+				if *r.Rows[0][0] != strconv.Itoa(len(w)) || *r.Rows[0][1] != strconv.Itoa(len(w)) {
+					t.Errorf("%s: count %s, distinct %s, want %d of each", table, *r.Rows[0][0], *r.Rows[0][1], len(w))
+				}
+			}
+			if n := checkSnapshots(t, l, check); n != before+total {
+				t.Errorf("%d snapshots, want %d before the writers plus one per acknowledged commit (%d)", n, before, total)
+			}
+			t.Logf("%s: %d processes, %d commits acknowledged, %d refused", l.name, procs, total, procs*commits-total)
+		})
+	}
+}
+
+// A DuckDB process SIGKILLed in the middle of a COMMIT, again and again,
+// loses nothing acknowledged and blocks nobody: a second process keeps
+// committing throughout, each restart of the killed one attaches and
+// commits again, and at the end every acknowledged id is present once
+// (an id whose COMMIT was cut off is present at most once).
+func TestCommitLogSIGKILLMidCommit(t *testing.T) {
+	const rounds = 6
+	for _, l := range logLakes(t) {
+		t.Run(l.name, func(t *testing.T) {
+			setup := l.open(t)
+			setup.ok("", "CREATE TABLE lake.t (id BIGINT)")
+			steady := l.open(t)
+			var (
+				mu          sync.Mutex
+				steadyAcked []int64
+				steadyErr   []string
+			)
+			stop := make(chan struct{})
+			steadyDone := make(chan struct{})
+			// Stop the steady writer before its process is closed, on a
+			// failure too.
+			stopSteady := sync.OnceFunc(func() { close(stop); <-steadyDone })
+			defer stopSteady()
+			go func() {
+				defer close(steadyDone)
+				for k := int64(0); ; k++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					// A commit every 20 ms or so. (A process committing in a
+					// tight loop can starve a peer whose DuckLake retries
+					// re-read the lake: the commit-log contention issue.)
+					time.Sleep(time.Duration(10+rand.IntN(20)) * time.Millisecond)
+					id := 1_000_000 + k
+					r, err := steady.try("", fmt.Sprintf("INSERT INTO lake.t VALUES (%d)", id))
+					mu.Lock()
+					switch {
+					case err != nil:
+						steadyErr = append(steadyErr, err.Error())
+						mu.Unlock()
+						return
+					case r.Error != "":
+						steadyErr = append(steadyErr, r.Error)
+					default:
+						steadyAcked = append(steadyAcked, id)
+					}
+					mu.Unlock()
+				}
+			}()
+			steadyCount := func() int {
+				mu.Lock()
+				defer mu.Unlock()
+				return len(steadyAcked)
+			}
+			var acked, cut []int64
+			next := int64(0)
+			for round := range rounds {
+				victim := l.open(t)
+				// A few acknowledged commits, then one cut off at a random
+				// point of its COMMIT.
+				for range 1 + rand.IntN(3) {
+					r, err := victim.try("", fmt.Sprintf("INSERT INTO lake.t VALUES (%d)", next))
+					if err != nil || r.Error != "" {
+						t.Fatalf("round %d: restarted process cannot commit: %v %s", round, err, r.Error)
+					}
+					acked = append(acked, next)
+					next++
+				}
+				if err := victim.send("", fmt.Sprintf("INSERT INTO lake.t VALUES (%d)", next)); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(time.Duration(rand.IntN(15_000)) * time.Microsecond)
+				victim.kill()
+				cut = append(cut, next)
+				next++
+				// Nobody is blocked: the steady writer commits after the kill.
+				at := steadyCount()
+				deadline := time.Now().Add(time.Minute)
+				for steadyCount() < at+2 && time.Now().Before(deadline) {
+					time.Sleep(5 * time.Millisecond)
+				}
+				if steadyCount() < at+2 {
+					t.Fatalf("round %d: the other process committed nothing for a minute after the kill", round)
+				}
+			}
+			stopSteady()
+			for _, e := range steadyErr {
+				t.Errorf("the steady process: %s", e)
+			}
+			check := l.open(t)
+			got := ids(t, check, "lake.t")
+			present := map[int64]int{}
+			for _, id := range got {
+				present[id]++
+			}
+			for _, id := range append(acked, steadyAcked...) {
+				if present[id] != 1 {
+					t.Errorf("acknowledged id %d is present %d times", id, present[id])
+				}
+				delete(present, id)
+			}
+			cutLanded := 0
+			for _, id := range cut {
+				if n := present[id]; n > 1 {
+					t.Errorf("cut-off id %d is present %d times", id, n)
+				} else if n == 1 {
+					cutLanded++
+				}
+				delete(present, id)
+			}
+			for id, n := range present {
+				t.Errorf("id %d (never sent) is present %d times", id, n)
+			}
+			checkSnapshots(t, l, check)
+			t.Logf("%s: %d kills (%d of the cut-off commits landed), %d + %d acknowledged commits", l.name, rounds, cutLanded, len(acked), len(steadyAcked))
+		})
+	}
+}
+
+// A READ_ONLY + COMMIT_LOG_TAIL attach is a tailing reader: it sees the
+// other processes' commits within its poll interval (READER_POLL_INTERVAL_MS)
+// plus the time a query takes, and writes nothing. A committer's own reads
+// are as fresh as its COMMIT_LOG_POLL_INTERVAL_MS (RFC 0024: an idle
+// committer lists nothing; its commits are checked against the log's tail
+// whatever it read).
+func TestCommitLogTailingReaderProcess(t *testing.T) {
+	const readerMS, committerMS = 500, 300
+	for _, l := range logLakes(t) {
+		t.Run(l.name, func(t *testing.T) {
+			w := l.open(t)
+			w.ok("", "CREATE TABLE lake.t (id BIGINT)")
+			r := l.start(t)
+			r.ok("", "ATTACH "+sqlString("ducklake:moraine:"+l.uri)+
+				fmt.Sprintf(" AS lake (READ_ONLY, META_COMMIT_LOG_TAIL true, META_READER_POLL_INTERVAL_MS %d)", readerMS))
+			if role := r.value("", "SELECT role FROM moraine_info('__ducklake_metadata_lake')"); role != "tailing reader" {
+				t.Fatalf("READ_ONLY + COMMIT_LOG_TAIL is a %s, want a tailing reader", role)
+			}
+			if r.query("", "INSERT INTO lake.t VALUES (0)").Error == "" {
+				t.Fatal("a tailing reader accepted an INSERT")
+			}
+			c := l.start(t)
+			c.ok("", l.attachSQL(fmt.Sprintf("META_COMMIT_LOG_POLL_INTERVAL_MS %d", committerMS)))
+			watchers := []struct {
+				name string
+				d    *duck
+				ms   int
+			}{{"tailing reader", r, readerMS}, {"committer", c, committerMS}}
+			worst := make([]time.Duration, len(watchers))
+			for i := 1; i <= 5; i++ {
+				w.ok("", fmt.Sprintf("INSERT INTO lake.t VALUES (%d)", i))
+				landed := time.Now()
+				seen := make([]bool, len(watchers))
+				for left := len(watchers); left > 0; time.Sleep(5 * time.Millisecond) {
+					for j, x := range watchers {
+						if seen[j] {
+							continue
+						}
+						if x.d.value("", "SELECT count(*) FROM lake.t") == strconv.Itoa(i) {
+							seen[j], left = true, left-1
+							worst[j] = max(worst[j], time.Since(landed))
+						} else if time.Since(landed) > time.Duration(x.ms)*time.Millisecond+2*time.Second {
+							t.Fatalf("commit %d not seen by the %s %v after it landed (poll %d ms)", i, x.name, time.Since(landed), x.ms)
+						}
+					}
+				}
+			}
+			for j, x := range watchers {
+				t.Logf("%s: the slowest of 5 commits reached the %s after %v (poll %d ms)", l.name, x.name, worst[j], x.ms)
+			}
+		})
+	}
+}
+
+// The first attaches of an empty store race to create the lake: exactly
+// one DuckLake genesis lands, each loser's ATTACH fails with a conflict
+// (not a fenced writer: the adoption itself is raced safely) and succeeds
+// when repeated, and a single-writer build is refused by the
+// adopted lake with a message naming the commit-log build.
+func TestCommitLogFirstAttachesAndThePlainBuild(t *testing.T) {
+	l := logLakes(t)[0]
+	const procs = 3
+	ducks := make([]*duck, procs)
+	for i := range ducks {
+		ducks[i] = l.start(t)
+	}
+	errs := make([]string, procs)
+	var wg sync.WaitGroup
+	for i, d := range ducks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := d.try("", l.attachSQL())
+			if err != nil {
+				errs[i] = err.Error()
+			} else {
+				errs[i] = r.Error
+			}
+		}()
+	}
+	wg.Wait()
+	for i, e := range errs {
+		t.Logf("process %d: first ATTACH: %q", i, e)
+		if e != "" {
+			if !strings.Contains(e, "conflict") {
+				t.Errorf("process %d: ATTACH failed with %q, want a conflict", i, e)
+			}
+			// DuckDB keeps the name attached (its metadata catalog is
+			// gone): DETACH, and ATTACH again finds the lake.
+			ducks[i].ok("", "DETACH lake")
+			ducks[i].ok("", l.attachSQL())
+		}
+	}
+	for _, d := range ducks {
+		d.ok("", "SELECT count(*) FROM lake.snapshots()")
+	}
+	if n := checkSnapshots(t, l, ducks[0]); n != 1 {
+		t.Fatalf("%d snapshots after the first attaches, want the one genesis", n)
+	}
+	plain := startDuck(t)
+	plain.ok("", "LOAD "+sqlString(ducklakeExtension()))
+	e := plain.query("", l.attachSQL()).Error
+	if !strings.Contains(e, "moraine_commitlog") || !strings.Contains(e, "commit log") {
+		t.Fatalf("the single-writer build attaching a commit-log lake: %q, want a refusal naming moraine_commitlog", e)
+	}
+	if e := plain.query("", "LOAD "+sqlString(commitLogExtension())).Error; !strings.Contains(e, "already loaded") {
+		t.Fatalf("loading both builds in one process: %q, want a refusal", e)
+	}
+}

@@ -13,7 +13,9 @@
 #                  go install github.com/versity/versitygw/cmd/versitygw@v1.8.0
 #   make extension   build/moraine.duckdb_extension (C_STRUCT, DuckDB
 #                1.5.6/2.0.0), build/v1.4.4/moraine.duckdb_extension (the
-#                storage extension), build/repository/, and the DuckDB
+#                storage extension), its commit-log build
+#                build/commitlog/v1.4.4/moraine_commitlog.duckdb_extension,
+#                build/repository/ holding them, and the DuckDB
 #                v1.4.4 commands build/sqllogictest-v1.4.4 and
 #                build/duckdb-shell-v1.4.4 (cmake + go build + npm pack of
 #                DuckDB's source; see extension/README.md). Needs cmake, g++.
@@ -57,7 +59,7 @@ help:
 test: export MORAINE_EXTENSION_DIR := $(BUILD_DIR)
 test: test-go test-extension-host test-duckdb20 test-sqllogictest test-duckdb14
 
-test-go: extension extension-commitlog
+test-go: extension
 	@mkdir -p build
 	set -o pipefail; MORAINE_EXTENSION_DIR=$(BUILD_DIR) MORAINE_COMMITLOG_EXTENSION_DIR=$(BUILD_DIR)/commitlog $(GO) test -race -count=1 -timeout $(TIMEOUT) -json $(TESTFLAGS) $(PKGS) \
 		| tee build/test-output.json | $(GO) run ./tools/testsummary
@@ -91,10 +93,14 @@ fmt:
 #                             (tools/exttrailer) -> build/moraine.duckdb_extension
 #                             and build/v1.4.4/moraine.duckdb_extension, and the
 #                             private repository build/repository/.
-#   make extension            extension-libs plus the two v1.4.4 commands.
-#   make extension-commitlog  the same with the Go half built -tags commitlog
-#                             (registers the in-tree commit log at load) into
-#                             build/commitlog/ (test/sqlcommitlog runs it).
+#   make extension            extension-libs, extension-commitlog and the two
+#                             v1.4.4 commands.
+#   make extension-commitlog  the same libraries with the Go half built -tags
+#                             commitlog (registers the in-tree commit log at
+#                             load) into build/commitlog/: the C_STRUCT one
+#                             (test/sqlcommitlog runs it) and the storage
+#                             extension moraine_commitlog, laid out in
+#                             build/repository/ beside moraine.
 #   make test-extension-host  the C host test (cshim/test/host_test.c, ctest).
 #   make test-duckdb20        the DuckDB 2.0.0 load smoke test (test/duckdb20).
 #   make capi-check           cshim/duckdb_capi.h matches tools/capigen's output.
@@ -105,7 +111,7 @@ CMAKE         ?= cmake
 BUILD_DIR     ?= $(CURDIR)/build
 EXT_BUILD_DIR := $(BUILD_DIR)/cmake
 
-extension: extension-libs sqllogictest-v1.4.4 duckdb-shell-v1.4.4
+extension: extension-libs extension-commitlog sqllogictest-v1.4.4 duckdb-shell-v1.4.4
 
 extension-libs:
 	$(CMAKE) -S . -B $(EXT_BUILD_DIR) -DGO=$(GO) -DMORAINE_OUTPUT_DIR=$(BUILD_DIR) -DDUCKDB_SOURCE_DIR=$(DUCKDB_SRC)

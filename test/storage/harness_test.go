@@ -11,8 +11,10 @@
 //     while a DuckDB transaction is open).
 //
 // MORAINE_EXTENSION_DIR names the directory holding v1.4.4/, repository/
-// and the two commands (`make test` sets it to build/). Without it the
-// harness runs `make extension` in the repository first.
+// and the two commands (`make test` sets it to build/);
+// MORAINE_COMMITLOG_EXTENSION_DIR the commit-log build's (default
+// <MORAINE_EXTENSION_DIR>/commitlog). Without the first the harness runs
+// `make extension` in the repository first.
 package storage
 
 import (
@@ -51,7 +53,7 @@ func run(m *testing.M) int {
 	commitLogDir = os.Getenv("MORAINE_COMMITLOG_EXTENSION_DIR")
 	if dir == "" {
 		dir = filepath.Join(repoRoot(), "build")
-		cmd := exec.Command("make", "--no-print-directory", "extension", "extension-commitlog")
+		cmd := exec.Command("make", "--no-print-directory", "extension")
 		cmd.Dir = repoRoot()
 		if out, err := cmd.CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "make extension (set MORAINE_EXTENSION_DIR to use a built one): %v\n%s", err, out)
@@ -63,7 +65,7 @@ func run(m *testing.M) int {
 	}
 	for _, f := range []string{extension(), commitLogExtension(), sqllogictest(), shell()} {
 		if _, err := os.Stat(f); err != nil {
-			fmt.Fprintf(os.Stderr, "MORAINE_EXTENSION_DIR=%s: %v (run make extension extension-commitlog)\n", dir, err)
+			fmt.Fprintf(os.Stderr, "MORAINE_EXTENSION_DIR=%s: %v (run make extension)\n", dir, err)
 			return 1
 		}
 	}

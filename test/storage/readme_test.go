@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -23,6 +24,102 @@ func readmeBlocks(t *testing.T, lang string) []string {
 		out = append(out, m[1])
 	}
 	return out
+}
+
+// readmeCheckout lays out a checkout as the README assumes (root/moraine
+// with build/ in it, root/shared beside it, a fresh HOME in root/home) and
+// returns root and a runner of SQL scripts there (duckdb-shell --sql; the
+// output with the process's stderr, which must exit 0).
+func readmeCheckout(t *testing.T) (string, func(sql string) string) {
+	t.Helper()
+	root := t.TempDir()
+	checkout := filepath.Join(root, "moraine")
+	for _, d := range []string{checkout, filepath.Join(root, "home")} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shared, err := filepath.Abs(filepath.Join(repoRoot(), "..", "shared"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{filepath.Join(checkout, "build"): dir, filepath.Join(root, "shared"): shared} {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, func(sql string) string {
+		t.Helper()
+		out, err := runReadmeSQL(checkout, filepath.Join(root, "home"), sql)
+		if err != nil {
+			t.Fatalf("duckdb-shell --sql: %v\n%s\nscript:\n%s", err, out, sql)
+		}
+		return out
+	}
+}
+
+func runReadmeSQL(dir, home, sql string) (string, error) {
+	cmd := exec.Command(shell(), "--sql")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+home)
+	cmd.Stdin = strings.NewReader(sql)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// TestREADMECommitLogPath runs the README's commit-log section as written:
+// the lake created once, four copies of the writer script at the same
+// time (each its own DuckDB process), then the reader, whose output must
+// be the README's. The processes' log lines on stderr are left out of the
+// comparison.
+func TestREADMECommitLogPath(t *testing.T) {
+	var create, writer, reader string
+	for _, b := range readmeBlocks(t, "sql") {
+		switch {
+		case !strings.Contains(b, "shared-lake"):
+		case strings.Contains(b, "CREATE TABLE"):
+			create = b
+		case strings.Contains(b, "INSERT"):
+			writer = b
+		case strings.Contains(b, "READ_ONLY"):
+			reader = b
+		}
+	}
+	var want string
+	for _, b := range readmeBlocks(t, "text") {
+		if strings.HasPrefix(b, "snapshots\n") {
+			want = b
+		}
+	}
+	if create == "" || writer == "" || reader == "" || want == "" {
+		t.Fatal("README: the commit-log section's three sql blocks and its text block not found")
+	}
+	root, runSQL := readmeCheckout(t)
+	runSQL(create)
+	var wg sync.WaitGroup
+	outs, errs := make([]string, 4), make([]error, 4)
+	for i := range outs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i], errs[i] = runReadmeSQL(filepath.Join(root, "moraine"), filepath.Join(root, "home"), writer)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("writer %d: %v\n%s", i, err, outs[i])
+		}
+	}
+	var kept []string
+	for _, line := range strings.SplitAfter(runSQL(reader), "\n") {
+		if !strings.Contains(line, " INFO moraine: ") {
+			kept = append(kept, line)
+		}
+	}
+	if got := strings.Join(kept, ""); got != want {
+		t.Fatalf("README's commit-log reader printed\n%s\nthe README shows\n%s", got, want)
+	}
 }
 
 // TestREADMEDuckLakePath runs the README's DuckLake section as written: its
@@ -45,34 +142,8 @@ func TestREADMEDuckLakePath(t *testing.T) {
 		t.Fatal("README: the DuckLake section's sql blocks and its text block not found")
 	}
 	want := texts[0]
-	root := t.TempDir()
+	root, runSQL := readmeCheckout(t)
 	checkout := filepath.Join(root, "moraine")
-	for _, d := range []string{checkout, filepath.Join(root, "home")} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	shared, err := filepath.Abs(filepath.Join(repoRoot(), "..", "shared"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for link, target := range map[string]string{filepath.Join(checkout, "build"): dir, filepath.Join(root, "shared"): shared} {
-		if err := os.Symlink(target, link); err != nil {
-			t.Fatal(err)
-		}
-	}
-	runSQL := func(sql string) string {
-		t.Helper()
-		cmd := exec.Command(shell(), "--sql")
-		cmd.Dir = checkout
-		cmd.Env = append(os.Environ(), "HOME="+filepath.Join(root, "home"))
-		cmd.Stdin = strings.NewReader(sql)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("duckdb-shell --sql: %v\n%s\nscript:\n%s", err, out, sql)
-		}
-		return string(out)
-	}
 	if got := runSQL(script); got != want {
 		t.Fatalf("README's DuckLake script printed\n%s\nthe README shows\n%s", got, want)
 	}

@@ -190,9 +190,17 @@ typedef struct moraine_info {
 	uint64_t format;         /* the store's format version */
 	uint64_t head_snapshot;  /* the latest snapshot id this handle sees */
 	uint64_t head_batch_seq; /* the head's batch counter */
+	/* Storage-extension transactions of this attach that committed changes,
+	 * and commits refused as conflicts (each a commit DuckLake retries or,
+	 * after its last retry, gives up on). */
+	uint64_t commits;
+	uint64_t commit_conflicts;
 } moraine_info;
 
-/* Fills *out (not NULL) with the attached lake's role, format and head. */
+/* Fills *out (not NULL) with the attached lake's role, format, head and
+ * commit counts. On a store that holds no lake yet it returns
+ * MORAINE_NOT_FOUND with role, read_only and the counts filled in (format
+ * and head 0). */
 int32_t moraine_catalog_info(moraine_catalog catalog, moraine_info *out, moraine_error *err);
 
 /* What moraine_catalog_requests reports: the object-store requests the

@@ -254,11 +254,6 @@ func moraine_catalog_info(catalog C.moraine_catalog, out *C.moraine_info, cerr *
 	if err != nil {
 		return setError(cerr, err)
 	}
-	h, err := a.Catalog.Head(context.Background())
-	if err != nil {
-		return setError(cerr, err)
-	}
-	format, _ := a.Catalog.Format()
 	role := C.MORAINE_ROLE_WRITER
 	switch a.Role() {
 	case attach.RoleReader:
@@ -268,12 +263,22 @@ func moraine_catalog_info(catalog C.moraine_catalog, out *C.moraine_info, cerr *
 	case attach.RoleCommitter:
 		role = C.MORAINE_ROLE_COMMITTER
 	}
+	commits, conflicts := a.lake.Counts()
 	*out = C.moraine_info{
-		role:           C.int32_t(role),
-		read_only:      C.bool(a.Config.ReadOnly),
-		format:         C.uint64_t(format),
-		head_snapshot:  C.uint64_t(h.SnapshotID),
-		head_batch_seq: C.uint64_t(h.BatchSeq),
+		role:             C.int32_t(role),
+		read_only:        C.bool(a.Config.ReadOnly),
+		commits:          C.uint64_t(commits),
+		commit_conflicts: C.uint64_t(conflicts),
 	}
+	// A store holding no lake yet has no format and no head: *out holds
+	// the rest, and the error says so (MORAINE_NOT_FOUND).
+	h, err := a.Catalog.Head(context.Background())
+	if err != nil {
+		return setError(cerr, err)
+	}
+	format, _ := a.Catalog.Format()
+	out.format = C.uint64_t(format)
+	out.head_snapshot = C.uint64_t(h.SnapshotID)
+	out.head_batch_seq = C.uint64_t(h.BatchSeq)
 	return setError(cerr, nil)
 }

@@ -40,7 +40,17 @@ func (l *logState) collect(ctx context.Context, referenced []slate.WalRange, min
 		return nil, err
 	}
 	if len(listed) == 0 || listed[len(listed)-1].slot != keep {
-		return nil, corruptf("the replay point's slot %d (WAL id %d) is not in the log; not truncating", keep, base.WalID(keep))
+		// A listing is not a snapshot (see readRange): read the slot
+		// before calling it missing. Slots the listing skipped below it
+		// stay this time; a later pass deletes them as leftovers.
+		got, err := l.fetch(ctx, []uint64{keep})
+		if err != nil {
+			return nil, err
+		}
+		if !got[0].found {
+			return nil, corruptf("the replay point's slot %d (WAL id %d) is not in the log; not truncating", keep, base.WalID(keep))
+		}
+		listed = append(listed, slotInfo{slot: keep, info: objstore.ObjectInfo{Key: l.slotKey(keep), LastModified: time.Now()}})
 	}
 	floor, _, err := l.readFloor(ctx)
 	if err != nil {

@@ -552,7 +552,12 @@ func (l *logState) fetchOne(ctx context.Context, f *fetched) error {
 
 // readRange returns the slots in [from, through] (through 0: to the tail),
 // in order, checking that they are contiguous: a missing slot is
-// truncation below the floor and a hole (corruption) above it.
+// truncation below the floor and a hole (corruption) above it. A listing
+// is not a snapshot (a directory walk, or an S3 listing on some servers,
+// can skip an object created while it runs and return a later one), so a
+// slot missing from the listing below one it shows, or the first one
+// asked for when the listing is empty although it is known to exist, is
+// read directly; only a slot the read does not find either is missing.
 func (l *logState) readRange(ctx context.Context, from, through uint64) ([]core.LogBatch, error) {
 	if through != 0 && through < from {
 		return nil, nil
@@ -561,29 +566,37 @@ func (l *logState) readRange(ctx context.Context, from, through uint64) ([]core.
 	if err != nil {
 		return nil, err
 	}
-	if len(listed) == 0 {
-		if l.knownPresent(from) {
-			// Slots at or above from existed, and none does now.
-			return nil, l.holeOrTruncated(ctx, from, "")
-		}
+	top := from
+	switch {
+	case len(listed) > 0:
+		top = listed[len(listed)-1].slot
+	case !l.knownPresent(from):
 		return nil, nil // nothing landed there yet
 	}
-	slots := make([]uint64, len(listed))
-	for i, s := range listed {
-		want := from + uint64(i)
-		if s.slot != want {
-			return nil, l.holeOrTruncated(ctx, want, fmt.Sprintf(" (slot %d is present)", s.slot))
-		}
-		slots[i] = s.slot
+	// Every slot from..top: those the listing showed and those it skipped.
+	slots := make([]uint64, 0, top-from+1)
+	for s := from; s <= top; s++ {
+		slots = append(slots, s)
 	}
 	got, err := l.fetch(ctx, slots)
 	if err != nil {
 		return nil, err
 	}
+	shown := make(map[uint64]bool, len(listed))
+	for _, s := range listed {
+		shown[s.slot] = true
+	}
 	out := make([]core.LogBatch, 0, len(got))
 	for _, f := range got {
 		if !f.found {
-			return nil, l.holeOrTruncated(ctx, f.slot, " (it was listed, then gone)")
+			why := " (it was listed, then gone)"
+			if !shown[f.slot] {
+				why = fmt.Sprintf(" (slot %d is present)", top)
+				if len(listed) == 0 {
+					why = ""
+				}
+			}
+			return nil, l.holeOrTruncated(ctx, f.slot, why)
 		}
 		out = append(out, f.batch)
 	}

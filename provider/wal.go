@@ -1,14 +1,17 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/moraine-go/moraine/core"
+	"github.com/moraine-go/moraine/core/objstore"
 	"github.com/moraine-go/moraine/core/slate"
 )
 
@@ -51,6 +54,11 @@ func (wi *WriterInit) FenceAndInit(ctx context.Context, m slate.WriterManifest) 
 	if err != nil {
 		return nil, nil, err
 	}
+	// A listing is not a snapshot (see readRange): slots it skipped at its
+	// start or its end are read directly before anything is concluded.
+	if listed, err = l.probeAround(ctx, listed, j, base, nextWal); err != nil {
+		return nil, nil, err
+	}
 	if len(listed) == 0 {
 		if folded {
 			return nil, nil, corruptf("the store's replay point is WAL id %d (slot %d), but the log holds no slot at or after it: opening would let the engine skip slots that land later (was the store folded from another log, or written without the log after adoption?)", replayAfter, j)
@@ -78,6 +86,43 @@ func (wi *WriterInit) FenceAndInit(ctx context.Context, m slate.WriterManifest) 
 		}
 	}
 	return it, newWriter(l, base, m, tail), nil
+}
+
+// probeAround completes a listing of the slots from j on at its two ends:
+// when it does not start at j, slot j is read directly, and when the
+// store's manifest has used WAL ids past its last slot, the slots up to
+// those ids are read directly. Slots a read finds are added (a probe
+// object's info carries only its key); the rest of the listing's gaps are
+// the slot iterator's to read.
+func (l *logState) probeAround(ctx context.Context, listed []slotInfo, j uint64, base core.LogBase, nextWal uint64) ([]slotInfo, error) {
+	var probe []uint64
+	if len(listed) == 0 || listed[0].slot != j {
+		probe = append(probe, j)
+	}
+	last := j
+	if len(listed) > 0 {
+		last = listed[len(listed)-1].slot
+	}
+	if nextWal > base.WalID(last)+1 {
+		for s := last + 1; base.WalID(s) < nextWal && len(probe) < 1024; s++ {
+			probe = append(probe, s)
+		}
+	}
+	if len(probe) == 0 {
+		return listed, nil
+	}
+	got, err := l.fetch(ctx, probe)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range got {
+		if f.found {
+			listed = append(listed, slotInfo{slot: f.slot, info: objstore.ObjectInfo{Key: l.slotKey(f.slot)}})
+		}
+	}
+	slices.SortFunc(listed, func(a, b slotInfo) int { return cmp.Compare(a.slot, b.slot) })
+	listed = slices.CompactFunc(listed, func(a, b slotInfo) bool { return a.slot == b.slot })
+	return listed, nil
 }
 
 // checkEmptySlots allows a replay point past the tree's highest seq only
@@ -590,13 +635,35 @@ func (it *slotIter) fill(ctx context.Context) error {
 			if !it.bounded {
 				return nil // the current tail
 			}
+			// The engine needs it.next: read it directly before calling it
+			// missing (a listing can skip it).
+			got, err := l.fetch(ctx, []uint64{it.next})
+			if err != nil {
+				return err
+			}
+			if got[0].found {
+				it.ready = got
+				return nil
+			}
 			return l.holeOrTruncated(ctx, it.next, fmt.Sprintf(" (the engine asked for WAL ids up to %d; the log ends before)", it.rng.End-1))
 		}
 	}
 	if it.listed[0] != it.next {
+		// The listing skipped it.next but shows a later slot. A listing is
+		// not a snapshot (see readRange): read the slot directly; only if
+		// that does not find it either is it missing.
 		missing, present := it.next, it.listed[0]
-		it.reset()
-		return l.holeOrTruncated(ctx, missing, fmt.Sprintf(" (slot %d is present)", present))
+		got, err := l.fetch(ctx, []uint64{missing})
+		if err != nil {
+			it.reset()
+			return err
+		}
+		if !got[0].found {
+			it.reset()
+			return l.holeOrTruncated(ctx, missing, fmt.Sprintf(" (slot %d is present)", present))
+		}
+		it.ready = got
+		return nil
 	}
 	if b, ok := l.remembered(it.next); ok {
 		// Listed, and won or read by this session: a slot object never

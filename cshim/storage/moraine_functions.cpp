@@ -88,8 +88,9 @@ unique_ptr<FunctionData> InfoBind(ClientContext &context, TableFunctionBindInput
 	}
 	auto result = make_uniq<DatabaseBindData>();
 	result->database = input.inputs[0].ToString();
-	names = {"role", "read_only", "format", "head_snapshot"};
-	return_types = {LogicalType::VARCHAR, LogicalType::BOOLEAN, LogicalType::BIGINT, LogicalType::BIGINT};
+	names = {"role", "read_only", "format", "head_snapshot", "commits", "conflicts"};
+	return_types = {LogicalType::VARCHAR, LogicalType::BOOLEAN, LogicalType::BIGINT,
+	                LogicalType::BIGINT,  LogicalType::BIGINT,  LogicalType::BIGINT};
 	return std::move(result);
 }
 
@@ -119,20 +120,17 @@ void InfoScan(ClientContext &context, TableFunctionInput &input, DataChunk &outp
 	moraine_info info;
 	MoraineError err;
 	auto rc = moraine_catalog_info(catalog.Handle(), &info, err.Out());
-	if (rc == MORAINE_NOT_FOUND) {
-		// A store holding no lake yet: no format, no head.
-		output.SetValue(0, 0, Value(catalog.IsReadOnlyAttach() ? "reader" : "writer"));
-		output.SetValue(1, 0, Value::BOOLEAN(catalog.IsReadOnlyAttach()));
-		output.SetValue(2, 0, Value());
-		output.SetValue(3, 0, Value());
-		output.SetCardinality(1);
-		return;
+	// MORAINE_NOT_FOUND: a store holding no lake yet, no format, no head.
+	bool no_lake = rc == MORAINE_NOT_FOUND;
+	if (!no_lake) {
+		err.Check(rc, "moraine_info");
 	}
-	err.Check(rc, "moraine_info");
 	output.SetValue(0, 0, Value(RoleName(info.role)));
 	output.SetValue(1, 0, Value::BOOLEAN(info.read_only));
-	output.SetValue(2, 0, Value::BIGINT(NumericCast<int64_t>(info.format)));
-	output.SetValue(3, 0, Value::BIGINT(NumericCast<int64_t>(info.head_snapshot)));
+	output.SetValue(2, 0, no_lake ? Value() : Value::BIGINT(NumericCast<int64_t>(info.format)));
+	output.SetValue(3, 0, no_lake ? Value() : Value::BIGINT(NumericCast<int64_t>(info.head_snapshot)));
+	output.SetValue(4, 0, Value::BIGINT(NumericCast<int64_t>(info.commits)));
+	output.SetValue(5, 0, Value::BIGINT(NumericCast<int64_t>(info.commit_conflicts)));
 	output.SetCardinality(1);
 }
 

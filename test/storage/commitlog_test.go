@@ -221,7 +221,12 @@ func TestCommitLogManyDuckDBProcesses(t *testing.T) {
 			if n := checkSnapshots(t, l, check); n != before+total {
 				t.Errorf("%d snapshots, want %d before the writers plus one per acknowledged commit (%d)", n, before, total)
 			}
-			t.Logf("%s: %d processes, %d commits acknowledged, %d refused", l.name, procs, total, procs*commits-total)
+			retries := 0
+			for _, d := range ducks {
+				n, _ := strconv.Atoi(d.value("", "SELECT conflicts FROM moraine_info('__ducklake_metadata_lake')"))
+				retries += n
+			}
+			t.Logf("%s: %d processes, %d commits acknowledged, %d refused, %d DuckLake retries", l.name, procs, total, procs*commits-total, retries)
 		})
 	}
 }
@@ -446,6 +451,13 @@ func TestCommitLogFirstAttachesAndThePlainBuild(t *testing.T) {
 	if n := checkSnapshots(t, l, ducks[0]); n != 1 {
 		t.Fatalf("%d snapshots after the first attaches, want the one genesis", n)
 	}
+	// moraine_info of a commit-log attach of an empty store, before any
+	// lake: a committer with no format and no head yet.
+	bare := startDuckWith(t, commitLogExtension())
+	bare.ok("", "ATTACH "+sqlString("moraine:"+filepath.Join(t.TempDir(), "bare"))+" AS m")
+	if r := bare.ok("", "SELECT role, format IS NULL, head_snapshot IS NULL, commits, conflicts FROM moraine_info('m')"); fmt.Sprint(deref(r.Rows[0])) != "[committer true true 0 0]" {
+		t.Fatalf("moraine_info of an empty commit-log store: %v", deref(r.Rows[0]))
+	}
 	plain := startDuck(t)
 	plain.ok("", "LOAD "+sqlString(ducklakeExtension()))
 	e := plain.query("", l.attachSQL()).Error
@@ -455,4 +467,16 @@ func TestCommitLogFirstAttachesAndThePlainBuild(t *testing.T) {
 	if e := plain.query("", "LOAD "+sqlString(commitLogExtension())).Error; !strings.Contains(e, "already loaded") {
 		t.Fatalf("loading both builds in one process: %q, want a refusal", e)
 	}
+}
+
+// deref renders a result row's cells.
+func deref(row []*string) []string {
+	out := make([]string, len(row))
+	for i, c := range row {
+		out[i] = "NULL"
+		if c != nil {
+			out[i] = *c
+		}
+	}
+	return out
 }

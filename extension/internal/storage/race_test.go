@@ -26,7 +26,8 @@ func TestWritesRacingCommitLandOrAreRefused(t *testing.T) {
 		if round%10 == 0 {
 			c, _ = newLake(t) // keep the dumps small
 		}
-		tx, err := NewLake(c).Begin(bg)
+		lake := NewLake(c)
+		tx, err := lake.Begin(bg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,6 +65,9 @@ func TestWritesRacingCommitLandOrAreRefused(t *testing.T) {
 		}
 		if err := tx.Commit(bg); err != nil {
 			t.Fatalf("round %d: commit: %v", round, err)
+		}
+		if commits, conflicts := lake.Counts(); commits != 1 || conflicts != 0 {
+			t.Fatalf("round %d: one commit counted as %d commits, %d conflicts", round, commits, conflicts)
 		}
 		wg.Wait()
 		close(errs)

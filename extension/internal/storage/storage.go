@@ -24,6 +24,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sync/singleflight"
 
@@ -47,6 +48,15 @@ type Lake struct {
 
 	mu   sync.Mutex
 	view *ducklake.View // the latest materialized head
+
+	commits, conflicts atomic.Uint64 // see Counts
+}
+
+// Counts returns how many transactions committed changes through this
+// lake and how many commits were refused as conflicts (each one a commit
+// DuckLake retries, or gives up on after its last retry).
+func (l *Lake) Counts() (commits, conflicts uint64) {
+	return l.commits.Load(), l.conflicts.Load()
 }
 
 // NewLake serves cat.
@@ -211,7 +221,13 @@ func (t *Txn) Commit(ctx context.Context) error {
 	t.mu.Unlock()
 	v, err := ducklake.Commit(ctx, t.lake.cat, t.changes)
 	if err != nil {
+		if core.KindOf(err) == core.CommitConflict {
+			t.lake.conflicts.Add(1)
+		}
 		return err
+	}
+	if !t.changes.Empty() {
+		t.lake.commits.Add(1)
 	}
 	t.lake.keep(v)
 	return nil

@@ -349,6 +349,9 @@ func TestCommitHandsTheChangesOver(t *testing.T) {
 	if err := tx.Commit(bg); core.KindOf(err) != core.CommitConflict || cat.begun != 1 {
 		t.Fatalf("commit: %v, %d BeginRows", err, cat.begun)
 	}
+	if commits, conflicts := l.Counts(); commits != 0 || conflicts != 1 {
+		t.Fatalf("after a read-only commit and a conflict: %d commits, %d conflicts counted", commits, conflicts)
+	}
 	if err := tx.Insert("ducklake_tag", [][]any{{int64(8), int64(1), nil, "k", "v"}}); core.KindOf(err) != core.InvalidArgument {
 		t.Fatalf("a write after commit: %v", err)
 	}

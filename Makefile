@@ -9,8 +9,9 @@
 #                modules internal/sqllogictest and test/duckdb14.
 #                S3 tests use MORAINE_S3_ENDPOINT if set, else start
 #                versitygw themselves (internal/testutil/s3test); they never
-#                skip. Install it with
-#                  go install github.com/versity/versitygw/cmd/versitygw@v1.8.0
+#                skip. make test installs versitygw v1.8.0 first when it is
+#                missing (make versitygw: go install, from the Go module
+#                proxy).
 #   make extension   build/moraine.duckdb_extension (C_STRUCT, DuckDB
 #                1.5.6/2.0.0), build/v1.4.4/moraine.duckdb_extension (the
 #                storage extension), its commit-log build
@@ -40,7 +41,7 @@ TESTFLAGS ?=
 # Go sources, minus testdata, hidden directories and build output.
 FIND_GO = find . -name '*.go' -not -path '*/testdata/*' -not -path './.*' -not -path './build/*' -print0
 
-.PHONY: all test test-go lint fmt vet help extension extension-libs extension-commitlog capi-check test-extension-host test-duckdb20
+.PHONY: all test test-go lint fmt vet help versitygw extension extension-libs extension-commitlog capi-check test-extension-host test-duckdb20
 
 all: lint test
 
@@ -59,10 +60,22 @@ help:
 test: export MORAINE_EXTENSION_DIR := $(BUILD_DIR)
 test: test-go test-extension-host test-duckdb20 test-sqllogictest test-duckdb14
 
-test-go: extension
+test-go: extension versitygw
 	@mkdir -p build
 	set -o pipefail; MORAINE_EXTENSION_DIR=$(BUILD_DIR) MORAINE_COMMITLOG_EXTENSION_DIR=$(BUILD_DIR)/commitlog $(GO) test -race -count=1 -timeout $(TIMEOUT) -json $(TESTFLAGS) $(PKGS) \
 		| tee build/test-output.json | $(GO) run ./tools/testsummary
+
+# versitygw, the S3 server the S3 tests start, at the version .ci/run uses:
+# installed with go install when missing (tools/ensure-versitygw.sh). Not
+# needed when MORAINE_S3_ENDPOINT points the tests at a running server.
+VERSITYGW_VERSION ?= v1.8.0
+
+versitygw:
+ifeq ($(MORAINE_S3_ENDPOINT),)
+	@GO=$(GO) tools/ensure-versitygw.sh $(VERSITYGW_VERSION)
+else
+	@echo "versitygw: not needed, the S3 tests use MORAINE_S3_ENDPOINT=$(MORAINE_S3_ENDPOINT)"
+endif
 
 lint:
 	@out="$$($(FIND_GO) | xargs -0 gofmt -l)" || { echo "gofmt failed (syntax errors above)"; exit 1; }; \

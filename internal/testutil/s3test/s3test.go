@@ -96,7 +96,7 @@ const DefaultBucket = "moraine-test"
 // installHint is the fix printed when no server can be had.
 const installHint = `install versitygw (the harness looks for it on PATH, in $GOBIN and in $(go env GOPATH)/bin, or at $MORAINE_VERSITYGW):
 
-    go install github.com/versity/versitygw/cmd/versitygw@` + VersitygwVersion + `
+    make versitygw     (from the repository; or: go install github.com/versity/versitygw/cmd/versitygw@` + VersitygwVersion + `)
 
 or point the tests at a running S3-compatible server:
 

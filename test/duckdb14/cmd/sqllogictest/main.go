@@ -336,7 +336,7 @@ func runChild(c *config, file string) sqllogictest.Outcome {
 	// so that it does not look for the defaults again.
 	cmd.Env = append(os.Environ(), childEnv+"="+dir, extensionEnv+"="+c.extension, ducklakeEnv+"="+c.ducklake)
 	cmd.WaitDelay = 10 * time.Second // a killed child's output pipes may stay open
-	var output tailBuffer
+	var output outputBuffer
 	cmd.Stdout, cmd.Stderr = &output, &output
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -378,30 +378,50 @@ func runChild(c *config, file string) sqllogictest.Outcome {
 	return fail(line, "the run crashed (%v) at the record on this line", waitErr)
 }
 
-// tailBuffer keeps the last 64 KiB written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
+// outputBuffer keeps the first 16 KiB and the last 48 KiB written to it:
+// a crash's first lines say why (a Go runtime's "fatal error: ..."), its
+// last ones where.
+type outputBuffer struct {
+	mu      sync.Mutex
+	head    []byte
+	tail    []byte
+	dropped int
 }
 
-func (t *tailBuffer) Write(p []byte) (int, error) {
+const (
+	outputHead = 16 << 10
+	outputTail = 48 << 10
+)
+
+func (t *outputBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > 64<<10 {
-		t.buf = t.buf[len(t.buf)-64<<10:]
+	n := len(p)
+	if room := outputHead - len(t.head); room > 0 {
+		k := min(room, len(p))
+		t.head = append(t.head, p[:k]...)
+		p = p[k:]
 	}
-	return len(p), nil
+	t.tail = append(t.tail, p...)
+	if over := len(t.tail) - outputTail; over > 0 {
+		t.dropped += over
+		t.tail = t.tail[over:]
+	}
+	return n, nil
 }
 
-func (t *tailBuffer) Len() int {
+func (t *outputBuffer) Len() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return len(t.buf)
+	return len(t.head) + len(t.tail)
 }
 
-func (t *tailBuffer) Bytes() []byte {
+func (t *outputBuffer) Bytes() []byte {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return append([]byte(nil), t.buf...)
+	out := append([]byte(nil), t.head...)
+	if t.dropped > 0 {
+		out = fmt.Appendf(out, "\n... %d bytes of output left out ...\n", t.dropped)
+	}
+	return append(out, t.tail...)
 }

@@ -106,6 +106,11 @@ func (l *logState) plugOptions(init slate.WriterInit) []slate.Option {
 	if gc, ok := init.(slate.WalGC); ok {
 		eo = append(eo, slate.WithWalGC(gc))
 	}
+	if opts.WalStore != nil {
+		// The log lives in the WAL store; naming it lets the engine check
+		// it is the one the manifest records (the plug carries the WAL).
+		eo = append(eo, slate.WithWalStore(engineStore(opts.WalStore, opts)))
+	}
 	return eo
 }
 

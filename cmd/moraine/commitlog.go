@@ -29,7 +29,12 @@ func runAdopt(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cat, err := core.Open(ctx, store, core.CatalogOptions{Path: sf.path, CommitLog: provider.New(provider.Options{}), ReaderPollInterval: -1})
+	opts, err := sf.catalogOptions(ctx)
+	if err != nil {
+		return err
+	}
+	opts.CommitLog, opts.ReaderPollInterval = provider.New(provider.Options{}), -1
+	cat, err := core.Open(ctx, store, opts)
 	if err != nil {
 		return err
 	}
@@ -63,7 +68,11 @@ func runFold(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := core.CatalogOptions{Path: sf.path, CommitLog: provider.New(provider.Options{}), ReaderPollInterval: -1, CommitLogFoldSlots: -1}
+	opts, err := sf.catalogOptions(ctx)
+	if err != nil {
+		return err
+	}
+	opts.CommitLog, opts.ReaderPollInterval, opts.CommitLogFoldSlots = provider.New(provider.Options{}), -1, -1
 	cat, err := core.Open(ctx, store, opts)
 	if err != nil {
 		return err

@@ -39,7 +39,11 @@ func runInspect(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := core.CatalogOptions{Path: sf.path, FollowLatest: true, ReaderPollInterval: -1}
+	opts, err := sf.catalogOptions(ctx)
+	if err != nil {
+		return err
+	}
+	opts.FollowLatest, opts.ReaderPollInterval = true, -1
 	cat, err := core.OpenReadOnly(ctx, store, opts)
 	if core.NeedsCommitLog(err) {
 		// A log-resident lake: read it through the in-tree commit log,

@@ -50,8 +50,12 @@ flags:
 	if err != nil {
 		return err
 	}
+	catOpts, err := sf.catalogOptions(ctx)
+	if err != nil {
+		return err
+	}
 	rep, err := core.Migrate(ctx, store, core.MigrateOptions{
-		Catalog:     core.CatalogOptions{Path: sf.path},
+		Catalog:     catOpts,
 		Target:      *to,
 		StepEntries: *step,
 		DryRun:      *dry,

@@ -7,14 +7,12 @@ import (
 	"io"
 
 	"github.com/moraine-go/moraine/core"
-	"github.com/moraine-go/moraine/core/objstore"
 )
 
 func runMoveWal(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("move-wal", flag.ContinueOnError)
 	var sf storeFlags
 	sf.register(fs)
-	from := fs.String("wal-store", "", "the store the lake's WAL is in now (default: the lake's own store)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `usage: moraine move-wal [flags] URI NEW-WAL-URI
 
@@ -23,9 +21,8 @@ low-latency bucket), or back into the lake's own store when NEW-WAL-URI is
 URI itself. The WAL is flushed into the lake's tree, the new store is
 fenced past the old store's last WAL id, and the lake records the new
 store: from then on every open must name it (CatalogOptions.WalStore, the
-WAL_STORE attach option, -wal-store of this command), and an open without
-it is refused. The other commands (inspect, migrate, adopt, fold) open a
-lake whose WAL is in its own store only. The old store keeps its WAL files.
+WAL_STORE attach option, -wal-store of this and every other command), and
+an open without it is refused. The old store keeps its WAL files.
 
 The move takes the catalog's writer role: a running read-write open of the
 lake is fenced (its next commit fails) and must reopen with the new WAL
@@ -53,13 +50,11 @@ flags:
 	if err != nil {
 		return err
 	}
-	var cur objstore.Store
-	if *from != "" {
-		if cur, err = sf.open(ctx, *from); err != nil {
-			return err
-		}
+	catOpts, err := sf.catalogOptions(ctx) // -wal-store: where the WAL is now
+	if err != nil {
+		return err
 	}
-	rep, err := core.MoveWalStore(ctx, store, to, core.MoveWalOptions{Catalog: core.CatalogOptions{Path: sf.path, WalStore: cur}})
+	rep, err := core.MoveWalStore(ctx, store, to, core.MoveWalOptions{Catalog: catOpts})
 	if err != nil {
 		return err
 	}

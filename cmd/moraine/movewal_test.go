@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/moraine-go/moraine/core"
@@ -46,6 +47,22 @@ func TestMoveWalCommand(t *testing.T) {
 		t.Fatalf("inspect without the WAL store: %d", code)
 	}
 	wantContains(t, "inspect refusal", errs, "WAL store mismatch", walID)
+	// Every command takes -wal-store: inspect and migrate read and check
+	// the lake through it (refused without it, above).
+	code, out, errs = runCmd(t, "inspect", "-wal-store", walDir, lake)
+	if code != 0 {
+		t.Fatalf("inspect -wal-store: %d %s", code, errs)
+	}
+	wantContains(t, "inspect -wal-store", out, "sales")
+	if code, _, errs = runCmd(t, "migrate", lake); code != 1 {
+		t.Fatalf("migrate without the WAL store: %d", code)
+	}
+	wantContains(t, "migrate refusal", errs, walID)
+	code, out, errs = runCmd(t, "migrate", "-wal-store", walDir, lake)
+	if code != 0 {
+		t.Fatalf("migrate -wal-store: %d %s", code, errs)
+	}
+	wantContains(t, "migrate -wal-store", out, "format    12")
 	// With it, the lake opens and commits.
 	c, err = core.Open(ctx, local(lake), core.CatalogOptions{WalStore: local(walDir)})
 	if err != nil {
@@ -87,4 +104,52 @@ func TestMoveWalCommand(t *testing.T) {
 	if code, _, _ := runCmd(t, "move-wal", lake); code != 2 {
 		t.Fatalf("move-wal with one URI: exit %d, want 2", code)
 	}
+}
+
+// adopt and fold take -wal-store: a lake whose WAL was moved is adopted with
+// its commit log in the WAL store, folded, and inspected through it.
+func TestAdoptAndFoldTakeTheWalStore(t *testing.T) {
+	ctx := context.Background()
+	lake, walDir := t.TempDir(), t.TempDir()
+	c, err := core.Open(ctx, mustLocal(t, lake), core.CatalogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Commit(ctx, func(tx *core.Transaction) error { _, err := tx.CreateSchema("sales"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	c.Close(ctx)
+	if code, _, errs := runCmd(t, "move-wal", lake, walDir); code != 0 {
+		t.Fatalf("move-wal: %d %s", code, errs)
+	}
+	if code, _, errs := runCmd(t, "adopt", lake); code != 1 || !strings.Contains(errs, "WAL store mismatch") {
+		t.Fatalf("adopt without the WAL store: %d %s", code, errs)
+	}
+	code, out, errs := runCmd(t, "adopt", "-wal-store", walDir, lake)
+	if code != 0 {
+		t.Fatalf("adopt -wal-store: %d %s", code, errs)
+	}
+	wantContains(t, "adopt -wal-store", out, "is log-resident")
+	if objs, err := objstore.ListAll(ctx, mustLocal(t, walDir), "log/", ""); err != nil || len(objs) == 0 {
+		t.Fatalf("the commit log is not in the WAL store: %d objects, %v", len(objs), err)
+	}
+	code, out, errs = runCmd(t, "fold", "-wal-store", walDir, lake)
+	if code != 0 {
+		t.Fatalf("fold -wal-store: %d %s", code, errs)
+	}
+	wantContains(t, "fold -wal-store", out, "unfolded slots")
+	code, out, errs = runCmd(t, "inspect", "-wal-store", walDir, lake)
+	if code != 0 {
+		t.Fatalf("inspect -wal-store of the adopted lake: %d %s", code, errs)
+	}
+	wantContains(t, "inspect -wal-store", out, "log-resident", "sales")
+}
+
+func mustLocal(t *testing.T, dir string) objstore.Store {
+	t.Helper()
+	s, err := objstore.NewLocal(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

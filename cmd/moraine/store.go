@@ -4,12 +4,14 @@ import (
 	"context"
 	"flag"
 
+	"github.com/moraine-go/moraine/core"
 	"github.com/moraine-go/moraine/core/objstore"
 )
 
 // storeFlags are the flags every command that opens a lake takes.
 type storeFlags struct {
 	path     string
+	walStore string
 	endpoint string
 	region   string
 	keyID    string
@@ -20,6 +22,7 @@ type storeFlags struct {
 
 func (s *storeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.path, "path", "", "the catalog's prefix inside the store")
+	fs.StringVar(&s.walStore, "wal-store", "", "the store the lake's WAL is in, after move-wal moved it out of the lake's own store (default: the lake's own store)")
 	fs.StringVar(&s.endpoint, "s3-endpoint", "", "S3 endpoint URL (default: AWS, or AWS_ENDPOINT_URL_S3)")
 	fs.StringVar(&s.region, "s3-region", "", "S3 region (default: AWS_REGION or us-east-1)")
 	fs.StringVar(&s.keyID, "s3-access-key-id", "", "S3 access key id (default: AWS_ACCESS_KEY_ID)")
@@ -33,4 +36,18 @@ func (s *storeFlags) open(ctx context.Context, uri string) (objstore.Store, erro
 		Endpoint: s.endpoint, Region: s.region, AccessKeyID: s.keyID, SecretAccessKey: s.secret,
 		SessionToken: s.token, URLStyle: s.urlStyle,
 	}})
+}
+
+// catalogOptions are the options every open of the lake needs: its path
+// and, with -wal-store, the store its WAL is in.
+func (s *storeFlags) catalogOptions(ctx context.Context) (core.CatalogOptions, error) {
+	opts := core.CatalogOptions{Path: s.path}
+	if s.walStore != "" {
+		w, err := s.open(ctx, s.walStore)
+		if err != nil {
+			return core.CatalogOptions{}, err
+		}
+		opts.WalStore = w
+	}
+	return opts, nil
 }

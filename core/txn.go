@@ -570,6 +570,11 @@ func (t *Transaction) AlterColumn(table TableID, id ColumnID, ch ColumnChange) e
 		nv.DefaultValue = ch.Default
 	}
 	if ch.NullsAllowed != nil {
+		if !*ch.NullsAllowed && c.NullsAllowed {
+			if err := t.checkNoNulls(table, c); err != nil {
+				return err
+			}
+		}
 		nv.NullsAllowed = *ch.NullsAllowed
 	}
 	t.newVersionColumn(c, &nv)
@@ -765,22 +770,42 @@ func (t *Transaction) ExpireDeleteFile(table TableID, id DeleteFileID) error {
 
 // ---- statistics ----
 
-// UpdateTableStats overwrites a table's statistics.
+// UpdateTableStats overwrites a table's statistics. Overwriting the
+// statistics of a table that existed before the transaction records
+// altered_table in changes_made (see noteStatsOverwrite).
 func (t *Transaction) UpdateTableStats(st TableStats) error {
-	if _, err := t.tableOf(st.TableID); err != nil {
+	tb, err := t.tableOf(st.TableID)
+	if err != nil {
 		return err
 	}
 	t.setStats(&st)
+	t.noteStatsOverwrite(tb.ID, tb.Begin)
 	return nil
 }
 
-// UpdateColumnStats overwrites one column's table-level statistics.
+// UpdateColumnStats overwrites one column's table-level statistics (and
+// records altered_table like UpdateTableStats).
 func (t *Transaction) UpdateColumnStats(cs TableColumnStats) error {
 	if _, err := t.columnOf(cs.TableID, cs.ColumnID); err != nil {
 		return err
 	}
 	t.setColumnStats(&cs)
+	t.noteStatsOverwrite(cs.TableID, t.next.tables[cs.TableID].Begin)
 	return nil
+}
+
+// noteStatsOverwrite records an overwrite of statistics the transaction
+// did not create as altered_table, DuckLake's word for a change to a
+// table's definition: a stats-only commit then says what it changed, and
+// two concurrent overwrites of one table's statistics conflict (altered
+// against altered) instead of the later silently replacing the earlier;
+// an insert racing it conflicts too, as DuckLake's own check refuses an
+// insert into a table altered meanwhile. Statistics of a table or data
+// file created in the same transaction are part of that creation.
+func (t *Transaction) noteStatsOverwrite(table TableID, begin SnapshotID) {
+	if begin != t.id {
+		t.noteTable(chAlteredTable, table)
+	}
 }
 
 func (t *Transaction) setColumnStats(cs *TableColumnStats) {
@@ -788,7 +813,9 @@ func (t *Transaction) setColumnStats(cs *TableColumnStats) {
 	t.put(keys.CurrentTableColumnStats(uint64(cs.TableID), uint64(cs.ColumnID)), encodeTableColumnStats(cs))
 }
 
-// SetFileColumnStats records one column's statistics for a data file.
+// SetFileColumnStats records one column's statistics for a data file
+// (for a file the transaction did not register, an overwrite: altered_table,
+// see noteStatsOverwrite).
 func (t *Transaction) SetFileColumnStats(cs FileColumnStats) error {
 	if _, ok := t.next.dataFiles[cs.TableID][cs.DataFileID]; !ok {
 		return errorf(NotFound, "data file %d is not live in table %d", cs.DataFileID, cs.TableID)
@@ -797,6 +824,7 @@ func (t *Transaction) SetFileColumnStats(cs FileColumnStats) error {
 		return err
 	}
 	t.setFileStats(&cs)
+	t.noteStatsOverwrite(cs.TableID, t.next.dataFiles[cs.TableID][cs.DataFileID].Begin)
 	return nil
 }
 

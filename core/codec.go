@@ -36,6 +36,9 @@ type formatRecord struct {
 	// Origin is the commit-log batch origin of a log-resident catalog
 	// (formats 11+); nil when the catalog is not log-resident.
 	Origin *uint64
+	// AdoptionPending marks a stamp an adoption wrote into the store before
+	// racing the log's first slot (cleared when slot 0 is folded).
+	AdoptionPending bool
 }
 
 // headRecord is sys/head: the head stamp.
@@ -186,6 +189,7 @@ func tagEntriesFromPB(es []*catalogpb.TagEntry) []TagEntry {
 func encodeFormat(f *formatRecord) []byte {
 	return marshalValue("format", &catalogpb.FormatValue{
 		FormatVersion: f.Format, WriterVersion: f.WriterVersion, CommitLogBatchOrigin: f.Origin,
+		CommitLogAdoptionPending: f.AdoptionPending,
 	})
 }
 
@@ -194,7 +198,8 @@ func decodeFormat(b []byte) (*formatRecord, error) {
 	if err := unmarshalValue("format", b, &m); err != nil {
 		return nil, err
 	}
-	return &formatRecord{Format: m.GetFormatVersion(), WriterVersion: m.GetWriterVersion(), Origin: m.CommitLogBatchOrigin}, nil
+	return &formatRecord{Format: m.GetFormatVersion(), WriterVersion: m.GetWriterVersion(), Origin: m.CommitLogBatchOrigin,
+		AdoptionPending: m.GetCommitLogAdoptionPending()}, nil
 }
 
 func encodeHead(h *headRecord) []byte {

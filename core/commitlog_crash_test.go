@@ -429,8 +429,9 @@ func crashAdoptedLake(t *testing.T, store objstore.Store) crashLake {
 // its own WAL) adopts it: opens the store on its WAL, flushes, races the
 // stamp as slot 0, folds, opens its reader. Crashed at every write, a new
 // open either finds the log adopted with a base consistent with the
-// catalog, or adopts it; nothing the native writer committed is lost, and
-// once folded the store refuses provider-less opens.
+// catalog, or adopts it; nothing the native writer committed is lost; and
+// from the moment the adoption's stamp reached the store (before slot 0 is
+// raced) every provider-less open is refused, folded or not.
 func TestCommitLogAdoptionCrashSweep(t *testing.T) {
 	native := objstore.NewMemory(0)
 	w, err := core.Open(bg, native, core.CatalogOptions{})
@@ -453,7 +454,7 @@ func TestCommitLogAdoptionCrashSweep(t *testing.T) {
 	fresh := crashCopies(t, seed)
 
 	crashModes(t, func(t *testing.T, wrap func(objstore.Store) crashFault) {
-		foundAdopted, adopted, interrupted := 0, 0, 0
+		foundAdopted, adopted, interrupted, pendingRefused := 0, 0, 0, 0
 		for k := 0; ; k++ {
 			label := fmt.Sprintf("k=%d", k)
 			inner := fresh()
@@ -490,6 +491,37 @@ func TestCommitLogAdoptionCrashSweep(t *testing.T) {
 			} else {
 				adopted++
 			}
+			// Once slot 0 landed (and before it is folded, too), no
+			// provider-less open may use the store: the stamp reached the
+			// store before the slot did.
+			if !ok {
+				// Before slot 0: refused once the pending stamp reached the
+				// store; otherwise a provider-less open finds the store as
+				// the native writer left it (and writes nothing to it).
+				c, err := core.OpenReadOnly(bg, inner, core.CatalogOptions{})
+				switch {
+				case core.NeedsCommitLog(err):
+					pendingRefused++
+				case err != nil:
+					t.Fatalf("%s: a provider-less read-only open before slot 0: %v", label, err)
+				default:
+					c.Close(bg)
+				}
+			}
+			if ok {
+				if c, err := core.Open(bg, inner, core.CatalogOptions{}); !core.NeedsCommitLog(err) {
+					if err == nil {
+						c.Close(bg)
+					}
+					t.Fatalf("%s: a provider-less open after a crash with slot 0 landed: %v, want refused as needing the commit log", label, err)
+				}
+				if r, err := core.OpenReadOnly(bg, inner, core.CatalogOptions{}); !core.NeedsCommitLog(err) {
+					if err == nil {
+						r.Close(bg)
+					}
+					t.Fatalf("%s: a provider-less read-only open after a crash with slot 0 landed: %v, want refused", label, err)
+				}
+			}
 
 			// The first open after the crash leaves the store adopted and
 			// stamped (it adopts, or finishes an adoption whose stamp landed
@@ -510,10 +542,10 @@ func TestCommitLogAdoptionCrashSweep(t *testing.T) {
 			crashCheck(t, label, inner, lake, nil, nil)
 
 			if completed {
-				if k < 3 || foundAdopted == 0 || adopted == 0 || interrupted == 0 {
-					t.Fatalf("the sweep covered %d writes (found adopted %d, %d of them unfolded; adopted on reopen %d)", k, foundAdopted, interrupted, adopted)
+				if k < 3 || foundAdopted == 0 || adopted == 0 || interrupted == 0 || pendingRefused == 0 {
+					t.Fatalf("the sweep covered %d writes (found adopted %d, %d of them unfolded; adopted on reopen %d; refused before slot 0 %d)", k, foundAdopted, interrupted, adopted, pendingRefused)
 				}
-				t.Logf("adoption: swept %d crash points (log found adopted after %d, %d of them with the stamp unfolded; adopted by the reopen after %d)", k, foundAdopted, interrupted, adopted)
+				t.Logf("adoption: swept %d crash points (log found adopted after %d, %d of them with the stamp unfolded; adopted by the reopen after %d, %d of those already refusing provider-less opens)", k, foundAdopted, interrupted, adopted, pendingRefused)
 				return
 			}
 			if k > crashSweepLimit {

@@ -291,11 +291,14 @@ func (l *logState) adoptRacing(ctx context.Context) (LogBase, error) {
 const adoptAttempts = 8
 
 // adopt makes the store log-resident: it opens the store on its own WAL
-// (fencing any single writer), creates the catalog if the store is empty,
-// flushes everything into the tree, and races the adoption stamp as slot 0
+// (fencing any single writer), creates the catalog if the store is empty
+// (unless LeaveEmpty), writes the adoption stamp into the store marked
+// pending (so every open refuses the store without a provider from here
+// on), flushes everything into the tree, and races the stamp as slot 0
 // with a base just past the store's WAL ids and seqs. Whoever's stamp holds
-// slot 0 defines the base; the store is then folded once so it holds the
-// stamp (and refuses provider-less opens).
+// slot 0 defines the base; the store is then folded once, which clears the
+// pending mark. A crash anywhere in between leaves a store every
+// provider-less open refuses and the next committer's open completes.
 func (l *logState) adopt(ctx context.Context) (LogBase, error) {
 	c := l.c
 	db, err := slate.Open(ctx, c.store, c.opts.Path, engineOptions(c.opts)...)
@@ -331,22 +334,17 @@ func (l *logState) adopt(ctx context.Context) (LogBase, error) {
 		}
 		return LogBase{}, errorf(Migration, "the catalog is mid-migration (%s): finish it with `moraine migrate` before adopting a commit log", mig.describe())
 	}
-	if err := db.FlushMemtable(ctx); err != nil {
-		closeDB()
-		return LogBase{}, storeErr(err, "flushing the store before adoption")
-	}
-	head, ok, err := readHead(ctx, db)
-	if err == nil && !ok && !leaveEmpty {
+	head, hasHead, err := readHead(ctx, db)
+	if err == nil && !hasHead && !leaveEmpty && !(f.AdoptionPending && f.logResident()) {
 		err = errorf(Corruption, "the catalog has no head record")
 	}
 	if err != nil {
 		closeDB()
 		return LogBase{}, err
 	}
-	st := db.Stats()
-	base := LogBase{WalBase: st.WalLastFlushedID + 1 + walBaseHeadroom, SeqBase: st.LastSeq + 1 + seqBaseHeadroom, OriginBatchSeq: head.BatchSeq}
-	var stamp LogBatch
-	if f.logResident() {
+	var nf formatRecord
+	switch {
+	case f.logResident() && !f.AdoptionPending:
 		closeDB()
 		// A peer adopted (and folded) between our look at the log and our
 		// open: carry on with its base.
@@ -356,16 +354,41 @@ func (l *logState) adopt(ctx context.Context) (LogBase, error) {
 			l.base = held
 			return held, nil
 		}
-		// The store says log-resident but the log has no base: a log that
-		// was lost or never written. Refuse rather than start a second one.
+		// The store says log-resident, no adoption is pending, and the log
+		// has no base: a log that was lost. Refuse rather than start a
+		// second one.
 		return LogBase{}, errorf(Corruption, "the catalog is stamped log-resident (origin %s) but its commit log at %s has no first slot", f.originText(), l.logStore)
+	case f.logResident():
+		// An adoption (ours before a crash, or a peer's under way) wrote
+		// its stamp into the store and may not have raced slot 0 yet:
+		// complete it with that stamp, or join the base that holds slot 0.
+		nf = *f
+		nf.AdoptionPending = false
+	default:
+		if nf, err = adoptionStamp(f, head); err != nil {
+			closeDB()
+			return LogBase{}, err
+		}
+		// The stamp reaches the store before any slot exists, marked
+		// pending: from this write on every open path sees a log-resident
+		// catalog (a provider-less one is refused) though nothing has been
+		// folded yet; slot 0's own format record, folded, clears the mark.
+		pending := nf
+		pending.AdoptionPending = true
+		wb := slate.NewWriteBatch()
+		wb.Put(keys.Format(), encodeFormat(&pending))
+		if _, err := db.Write(ctx, wb, slate.WriteOptions{}); err != nil {
+			closeDB()
+			return LogBase{}, storeErr(err, "writing the pending adoption stamp into the store")
+		}
 	}
-	nf, err := adoptionStamp(f, head)
-	if err != nil {
+	if err := db.FlushMemtable(ctx); err != nil {
 		closeDB()
-		return LogBase{}, err
+		return LogBase{}, storeErr(err, "flushing the store before adoption")
 	}
-	stamp = LogBatch{TxnID: uuid.New(), Slot: 0, Head: head,
+	st := db.Stats()
+	base := LogBase{WalBase: st.WalLastFlushedID + 1 + walBaseHeadroom, SeqBase: st.LastSeq + 1 + seqBaseHeadroom, OriginBatchSeq: head.BatchSeq}
+	stamp := LogBatch{TxnID: uuid.New(), Slot: 0, Head: head,
 		Writes: []LogWrite{{Key: keys.Format(), Value: encodeFormat(&nf)}}}
 	held, _, won, err := l.committer.Adopt(ctx, base, stamp)
 	closeDB()

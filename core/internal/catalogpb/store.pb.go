@@ -53,8 +53,13 @@ type FormatValue struct {
 	// Formats 11+: set while the catalog is log-resident (its commits go
 	// through a commit-log provider); the batch origin of that log.
 	CommitLogBatchOrigin *uint64 `protobuf:"varint,3,opt,name=commit_log_batch_origin,json=commitLogBatchOrigin,proto3,oneof" json:"commit_log_batch_origin,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// Set by an adoption in the store itself before it races the log's first
+	// slot (whose own format record clears it when folded): the catalog is
+	// log-resident from that write on, for every open, and a log with no
+	// first slot yet is an adoption to complete, not a lost log.
+	CommitLogAdoptionPending bool `protobuf:"varint,4,opt,name=commit_log_adoption_pending,json=commitLogAdoptionPending,proto3" json:"commit_log_adoption_pending,omitempty"`
+	unknownFields            protoimpl.UnknownFields
+	sizeCache                protoimpl.SizeCache
 }
 
 func (x *FormatValue) Reset() {
@@ -106,6 +111,13 @@ func (x *FormatValue) GetCommitLogBatchOrigin() uint64 {
 		return *x.CommitLogBatchOrigin
 	}
 	return 0
+}
+
+func (x *FormatValue) GetCommitLogAdoptionPending() bool {
+	if x != nil {
+		return x.CommitLogAdoptionPending
+	}
+	return false
 }
 
 // sys/head: the head stamp. Every batch writes it and increments batch_seq,
@@ -3273,11 +3285,12 @@ var File_moraine_store_v1_store_proto protoreflect.FileDescriptor
 
 const file_moraine_store_v1_store_proto_rawDesc = "" +
 	"\n" +
-	"\x1cmoraine/store/v1/store.proto\x12\x10moraine.store.v1\"\xb3\x01\n" +
+	"\x1cmoraine/store/v1/store.proto\x12\x10moraine.store.v1\"\xf2\x01\n" +
 	"\vFormatValue\x12%\n" +
 	"\x0eformat_version\x18\x01 \x01(\x04R\rformatVersion\x12%\n" +
 	"\x0ewriter_version\x18\x02 \x01(\tR\rwriterVersion\x12:\n" +
-	"\x17commit_log_batch_origin\x18\x03 \x01(\x04H\x00R\x14commitLogBatchOrigin\x88\x01\x01B\x1a\n" +
+	"\x17commit_log_batch_origin\x18\x03 \x01(\x04H\x00R\x14commitLogBatchOrigin\x88\x01\x01\x12=\n" +
+	"\x1bcommit_log_adoption_pending\x18\x04 \x01(\bR\x18commitLogAdoptionPendingB\x1a\n" +
 	"\x18_commit_log_batch_origin\"I\n" +
 	"\tHeadValue\x12\x1f\n" +
 	"\vsnapshot_id\x18\x01 \x01(\x04R\n" +

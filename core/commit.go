@@ -302,6 +302,7 @@ func (t *Transaction) conflictsWith(theirs []changeSet, resolve schemaNameOf) st
 // finish stages the snapshot record, schema versions and name-directory
 // slots, and sets t.next's snapshot.
 func (t *Transaction) finish() {
+	t.noteStatsOnlyChanges()
 	snap := Snapshot{ID: t.id, Time: t.now, SchemaVersion: t.schemaVersion, NextCatalogID: t.nextCatalogID,
 		NextFileID: t.nextFileID, ChangesMade: formatChanges(t.changes), Author: t.author, CommitMessage: t.message,
 		CommitExtraInfo: t.extra, DeletedDataFiles: slices.Clone(t.deletedFiles)}

@@ -32,6 +32,17 @@ func TestStatsOverwritesSayWhatChangedAndConflict(t *testing.T) {
 	if got := snap(t, a).Snapshot().ChangesMade; got != fmt.Sprintf("inserted_into_table:%d", tb) {
 		t.Fatalf("an insert with its file's statistics recorded %q", got)
 	}
+	// An insert that also rewrites the table's statistics (as a SQL write
+	// path does) is an insert: two of them must not conflict over that.
+	commit(t, a, func(tx *core.Transaction) error {
+		if _, err := tx.RegisterDataFile(core.DataFileDef{TableID: tb, Path: "g.parquet", RecordCount: 1}); err != nil {
+			return err
+		}
+		return tx.UpdateColumnStats(core.TableColumnStats{TableID: tb, ColumnID: col, ContainsNull: ptr(false)})
+	})
+	if got := snap(t, a).Snapshot().ChangesMade; got != fmt.Sprintf("inserted_into_table:%d", tb) {
+		t.Fatalf("an insert that also rewrote the table's statistics recorded %q", got)
+	}
 	b := openCommitter(t, store, logOpts(slow))
 	if _, err := b.Head(bg); err != nil { // b's reader now holds the head; it polls every 4 minutes
 		t.Fatal(err)

@@ -88,6 +88,9 @@ type Transaction struct {
 	changes       []change
 	deletedFiles  []DataFileID
 	shapeTables   map[TableID]bool
+	// statsOverwrites: tables whose statistics this transaction overwrote
+	// (see noteStatsOverwrite; resolved by finish).
+	statsOverwrites map[TableID]bool
 
 	author, message, extra *string
 
@@ -794,17 +797,42 @@ func (t *Transaction) UpdateColumnStats(cs TableColumnStats) error {
 	return nil
 }
 
-// noteStatsOverwrite records an overwrite of statistics the transaction
-// did not create as altered_table, DuckLake's word for a change to a
-// table's definition: a stats-only commit then says what it changed, and
+// noteStatsOverwrite notes an overwrite of statistics the transaction did
+// not create; a transaction that changed nothing else of the table records
+// it as altered_table (noteStatsOnlyChanges), DuckLake's word for a change
+// to a table's definition: a stats-only commit then says what it changed, and
 // two concurrent overwrites of one table's statistics conflict (altered
 // against altered) instead of the later silently replacing the earlier;
 // an insert racing it conflicts too, as DuckLake's own check refuses an
 // insert into a table altered meanwhile. Statistics of a table or data
 // file created in the same transaction are part of that creation.
 func (t *Transaction) noteStatsOverwrite(table TableID, begin SnapshotID) {
-	if begin != t.id {
-		t.noteTable(chAlteredTable, table)
+	if begin == t.id {
+		return
+	}
+	if t.statsOverwrites == nil {
+		t.statsOverwrites = map[TableID]bool{}
+	}
+	t.statsOverwrites[table] = true
+}
+
+// noteStatsOnlyChanges records altered_table for every table whose
+// statistics the transaction overwrote without changing its data: an
+// insert, delete, compaction or flush of the same table already says so
+// (it updates the table's statistics as part of it), and two inserts must
+// not conflict over that.
+func (t *Transaction) noteStatsOnlyChanges() {
+	for table := range t.statsOverwrites {
+		data := false
+		for _, c := range t.changes {
+			switch c.Kind {
+			case chInsertedInto, chDeletedFrom, chCompacted, chMergeAdjacent, chRewriteDelete, chFlushedInlined, chAlteredTable, chCreatedTable, chDroppedTable:
+				data = data || c.ID == uint64(table)
+			}
+		}
+		if !data {
+			t.noteTable(chAlteredTable, table)
+		}
 	}
 }
 

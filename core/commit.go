@@ -14,8 +14,10 @@ import (
 type commitReq struct {
 	fn   func(*Transaction) error
 	done chan commitResult
-	// attempts counts lost-race re-runs so far.
+	// attempts counts lost-race re-runs so far; since is when the commit
+	// was asked for.
 	attempts int
+	since    time.Time
 }
 
 type commitResult struct {
@@ -42,7 +44,7 @@ func (c *Catalog) Commit(ctx context.Context, fn func(*Transaction) error) (Snap
 	if c.readOnly {
 		return 0, errorf(InvalidArgument, "the catalog was opened read-only; open it read-write to commit")
 	}
-	req := &commitReq{fn: fn, done: make(chan commitResult, 1)}
+	req := &commitReq{fn: fn, done: make(chan commitResult, 1), since: time.Now()}
 	c.mu.Lock()
 	if err := c.openErr(); err != nil {
 		c.mu.Unlock()
@@ -107,8 +109,8 @@ func (c *Catalog) runBatch(ctx context.Context, reqs []*commitReq) {
 		var next []*commitReq
 		for _, r := range retry {
 			r.attempts++
-			if r.attempts >= c.opts.MaxCommitAttempts {
-				r.done <- commitResult{err: errorf(RetryExhausted, "the commit lost %d races to concurrent commits; try again later", r.attempts)}
+			if err := c.retryBudgetSpent(r); err != nil {
+				r.done <- commitResult{err: err}
 				continue
 			}
 			next = append(next, r)
@@ -118,6 +120,27 @@ func (c *Catalog) runBatch(ctx context.Context, reqs []*commitReq) {
 		}
 		reqs = next
 	}
+}
+
+// retryBudgetSpent is the RetryExhausted error for a commit that may not
+// be re-run again, or nil. A single writer counts attempts
+// (MaxCommitAttempts); a commit-log committer, whose lost races are other
+// processes' commits, counts time (CommitLogRetryBudget), and attempts too
+// when MaxCommitAttempts was set.
+func (c *Catalog) retryBudgetSpent(r *commitReq) error {
+	if c.clog == nil || c.opts.MaxCommitAttempts > 0 {
+		if r.attempts >= c.opts.MaxCommitAttempts {
+			return errorf(RetryExhausted, "the commit lost %d races to concurrent commits in %v (MaxCommitAttempts %d); try again later",
+				r.attempts, time.Since(r.since).Round(time.Millisecond), c.opts.MaxCommitAttempts)
+		}
+	}
+	if c.clog != nil && c.opts.CommitLogRetryBudget > 0 {
+		if spent := time.Since(r.since); spent >= c.opts.CommitLogRetryBudget {
+			return errorf(RetryExhausted, "the commit lost its slot to other committers %d times in a row over %v (CommitLogRetryBudget %v): the commit log is that contended; try again later",
+				r.attempts, spent.Round(time.Millisecond), c.opts.CommitLogRetryBudget)
+		}
+	}
+	return nil
 }
 
 // backoff before attempt k (k >= 1): min(2ms * 2^(k-1), 50ms) + jitter < 2ms.

@@ -40,7 +40,6 @@ const (
 	defaultLogRetention   = 10 * time.Minute
 	defaultFoldPoll       = time.Second
 	defaultCommitLogPoll  = time.Second
-	defaultLogAttempts    = 64 // lost races are routine with many committers
 	servedWait            = 30 * time.Second
 	walBaseHeadroom       = 1 << 20 // WAL ids kept free above the store's own WAL at adoption
 	seqBaseHeadroom       = 1 << 32 // seqs kept free above the store's at adoption
@@ -190,8 +189,8 @@ func openCommitter(ctx context.Context, store objstore.Store, opts CatalogOption
 	if committer == nil {
 		return nil, errorf(Configuration, "the commit-log provider is reader-only (it has no committer): open the catalog read-only, or use a provider that can commit")
 	}
-	if opts.MaxCommitAttempts == defaultCommitAttempts && !opts.explicitAttempts {
-		opts.MaxCommitAttempts = defaultLogAttempts
+	if !opts.explicitAttempts {
+		opts.MaxCommitAttempts = 0 // bounded by CommitLogRetryBudget (runBatch)
 	}
 	c := &Catalog{store: es, opts: opts, log: opts.Logger}
 	l := &logState{c: c, p: p, committer: committer, logStore: ls, path: opts.Path, role: logCommitter, stop: make(chan struct{})}

@@ -77,10 +77,17 @@ type CatalogOptions struct {
 	CommitLogFoldPoll  time.Duration
 
 	// MaxCommitAttempts bounds how often Commit re-runs a closure after
-	// benign lost races (default 10 for a single writer, 64 on a commit log
-	// where races between committers are routine).
+	// benign lost races (default 10 for a single writer). On a commit log,
+	// where races between committers are routine, the default bound is in
+	// time instead (CommitLogRetryBudget); an explicit MaxCommitAttempts
+	// applies there too.
 	MaxCommitAttempts int
 	explicitAttempts  bool
+	// CommitLogRetryBudget: on a commit log, how long Commit keeps re-running
+	// a closure that loses slots to other committers before it gives up with
+	// RetryExhausted naming the races it lost (default 2 minutes; negative:
+	// no bound in time).
+	CommitLogRetryBudget time.Duration
 
 	// Logger receives operational logs (default slog.Default()).
 	Logger *slog.Logger
@@ -98,6 +105,7 @@ type CatalogOptions struct {
 const (
 	defaultReaderPoll     = 10 * time.Second
 	defaultCommitAttempts = 10
+	defaultLogRetryBudget = 2 * time.Minute
 	maxGroupMembers       = 64
 )
 
@@ -109,6 +117,9 @@ func (o CatalogOptions) withDefaults() CatalogOptions {
 		o.MaxCommitAttempts = defaultCommitAttempts
 	} else {
 		o.explicitAttempts = true
+	}
+	if o.CommitLogRetryBudget == 0 {
+		o.CommitLogRetryBudget = defaultLogRetryBudget
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

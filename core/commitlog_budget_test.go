@@ -3,7 +3,6 @@ package core_test
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,27 +29,10 @@ func TestCommitLogRetriesAreBoundedInTime(t *testing.T) {
 	for _, h := range handles {
 		snap(t, h) // a committer's read tails the log: every handle sees the tables
 	}
-	var wg sync.WaitGroup
-	errs := make(chan error, writers*commits)
-	for w, c := range handles {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range commits {
-				if _, err := c.Commit(bg, func(tx *core.Transaction) error {
-					_, err := tx.RegisterDataFile(core.DataFileDef{TableID: tables[w], Path: fmt.Sprintf("w%d/%d.parquet", w, k), RecordCount: 1})
-					return err
-				}); err != nil {
-					errs <- fmt.Errorf("writer %d commit %d: %w", w, k, err)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
+	commitAtOnce(t, handles, commits, func(w, k int, tx *core.Transaction) error {
+		_, err := tx.RegisterDataFile(core.DataFileDef{TableID: tables[w], Path: fmt.Sprintf("w%d/%d.parquet", w, k), RecordCount: 1})
+		return err
+	})
 	s := snap(t, openCommitter(t, store, logOpts()))
 	for w, tb := range tables {
 		if n := len(s.DataFiles(tb)); n != commits {

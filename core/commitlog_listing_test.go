@@ -70,27 +70,10 @@ func TestCommitLogListingThatMissesASlotIsNoHole(t *testing.T) {
 	for i := range handles {
 		handles[i] = openCommitter(t, st, opts)
 	}
-	var wg sync.WaitGroup
-	errs := make(chan error, writers*commits)
-	for w, c := range handles {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range commits {
-				if _, err := c.Commit(bg, func(tx *core.Transaction) error {
-					_, err := tx.CreateTable(mainSchema(t, tx), fmt.Sprintf("w%d_%d", w, k), cols("a"))
-					return err
-				}); err != nil {
-					errs <- fmt.Errorf("writer %d commit %d: %w", w, k, err)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
+	commitAtOnce(t, handles, commits, func(w, k int, tx *core.Transaction) error {
+		_, err := tx.CreateTable(mainSchema(t, tx), fmt.Sprintf("w%d_%d", w, k), cols("a"))
+		return err
+	})
 	// A cold open replays the log over the same listings.
 	fresh := openCommitter(t, st, opts)
 	s := snap(t, fresh)
@@ -104,4 +87,28 @@ func TestCommitLogListingThatMissesASlotIsNoHole(t *testing.T) {
 		t.Fatal("no listing missed a slot: the test tested nothing")
 	}
 	t.Logf("%d listings missed a just-written slot", missed)
+}
+
+// commitAtOnce runs commits commits on every handle, each handle on its own
+// goroutine, all at once, and fails the test for every commit that fails.
+func commitAtOnce(t *testing.T, handles []*core.Catalog, commits int, stage func(w, k int, tx *core.Transaction) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, len(handles)*commits)
+	for w, c := range handles {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range commits {
+				if _, err := c.Commit(bg, func(tx *core.Transaction) error { return stage(w, k, tx) }); err != nil {
+					errs <- fmt.Errorf("writer %d commit %d: %w", w, k, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }

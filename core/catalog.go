@@ -142,7 +142,7 @@ func openWriter(ctx context.Context, store objstore.Store, opts CatalogOptions) 
 			return nil, err
 		}
 	}
-	if err := validateFormat(ctx, db, f, false); err != nil { // no commit-log provider support yet
+	if err := validateFormat(ctx, db, f, false); err != nil { // a single writer: a log-resident catalog needs the provider path (Open's openCommitter)
 		db.Close(ctx)
 		return nil, err
 	}
@@ -233,7 +233,7 @@ func OpenReadOnly(ctx context.Context, store objstore.Store, opts CatalogOptions
 		err = errorf(NotFound, "no moraine catalog at %s (path %q): the store holds an engine but no catalog; open it read-write once to create it", store, opts.Path)
 	}
 	if err == nil {
-		err = validateFormat(ctx, r, f, false) // no commit-log provider support yet
+		err = validateFormat(ctx, r, f, false) // no provider here (OpenReadOnly takes openLogReader when there is one)
 	}
 	if err != nil {
 		r.Close(ctx)

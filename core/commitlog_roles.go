@@ -24,7 +24,6 @@ package core
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,14 +35,13 @@ import (
 )
 
 const (
-	defaultFoldSlots      = 64
-	defaultLogRetention   = 10 * time.Minute
-	defaultFoldPoll       = time.Second
-	defaultCommitLogPoll  = time.Second
-	servedWait            = 30 * time.Second
-	walBaseHeadroom       = 1 << 20 // WAL ids kept free above the store's own WAL at adoption
-	seqBaseHeadroom       = 1 << 32 // seqs kept free above the store's at adoption
-	adoptionWriterVersion = WriterVersion
+	defaultFoldSlots     = 64
+	defaultLogRetention  = 10 * time.Minute
+	defaultFoldPoll      = time.Second
+	defaultCommitLogPoll = time.Second
+	servedWait           = 30 * time.Second
+	walBaseHeadroom      = 1 << 20 // WAL ids kept free above the store's own WAL at adoption
+	seqBaseHeadroom      = 1 << 32 // seqs kept free above the store's at adoption
 )
 
 type logRole int
@@ -822,5 +820,3 @@ func (l *logState) close(ctx context.Context) {
 	}
 	l.wg.Wait()
 }
-
-var _ = fmt.Sprintf

@@ -20,7 +20,6 @@ type (
 	DeleteFileID uint64
 	PartitionID  uint64
 	MappingID    uint64
-	MacroID      uint64
 	SortID       uint64
 )
 

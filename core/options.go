@@ -96,9 +96,9 @@ type CatalogOptions struct {
 	// FlushInterval is taken from FlushInterval above.
 	Engine slate.Settings
 
-	// RetryStore wraps the store in the retrying transport (default true;
-	// set DisableRetry to hand the engine the store as given, e.g. for
-	// fault-injection tests).
+	// DisableRetry hands the engine the store as given instead of wrapped
+	// in the retrying transport (the default), e.g. for fault-injection
+	// tests.
 	DisableRetry bool
 }
 

@@ -418,8 +418,8 @@ func (t *Transaction) DropTable(id TableID) error {
 	delete(byName, tb.Name)
 	retire(t, tb, keys.KindTable, encodeTable, uint64(id))
 	t.touchName(keys.NameTable, uint64(tb.SchemaID), tb.Name)
-	// Drop the table's own versioned rows (already staged above) and keep
-	// its stats for time travel? Stats are unversioned: remove them.
+	// The table's versioned rows were ended above (time travel keeps them);
+	// its statistics are unversioned, so they go.
 	delete(t.next.tableStats, id)
 	t.del(keys.CurrentTableStats(uint64(id)))
 	for cid := range t.next.colStats[id] {
@@ -436,7 +436,7 @@ func (t *Transaction) DropTable(id TableID) error {
 // nextColumnID allocates a column id. Column ids must never be reused
 // within a table, dropped columns included; drawing them from the catalog
 // id counter guarantees that without a per-table high-water mark.
-func (t *Transaction) nextColumnID(table TableID) ColumnID {
+func (t *Transaction) nextColumnID() ColumnID {
 	return ColumnID(t.allocCatalogID())
 }
 
@@ -459,7 +459,7 @@ func (t *Transaction) addColumn(table TableID, def ColumnDef, parent *ColumnID, 
 	if !nulls && def.Default == nil && t.hasRows(table) {
 		return 0, errorf(Constraint, "column %q is NOT NULL without a default, but table %d already has rows", def.Name, table)
 	}
-	c := &Column{TableID: table, ID: t.nextColumnID(table), Versioned: Versioned{Begin: t.id}, Order: *order,
+	c := &Column{TableID: table, ID: t.nextColumnID(), Versioned: Versioned{Begin: t.id}, Order: *order,
 		Name: def.Name, Type: def.Type, InitialDefault: def.Default, DefaultValue: def.Default, NullsAllowed: nulls, Parent: parent}
 	*order++
 	cols := innerCopy(t, t.next.columns, table)

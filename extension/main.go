@@ -16,8 +16,9 @@
 //
 // Rules at the boundary: C gets opaque handles (runtime/cgo.Handle values),
 // never Go pointers; C memory handed to Go is read during the call and
-// copied; memory handed to C is allocated with C.malloc and freed by the
-// documented moraine_*_free function; every export defers codes.Guard
+// copied; memory handed to C is allocated with C.malloc (C.calloc when Go
+// stores pointers into it: a write barrier reads the old value) and freed
+// by the documented moraine_*_free function; every export defers codes.Guard
 // first, which recovers a panic into MORAINE_INTERNAL (checked by
 // internal/codes' tests). No catalog logic lives here or in the shim.
 package main

@@ -265,8 +265,10 @@ func TestDetachReleasesEverything(t *testing.T) {
 	for i := 1; i <= 20; i++ {
 		cycle(i)
 	}
-	// Goroutines can take a moment to return after Close.
-	deadline := time.Now().Add(5 * time.Second)
+	// Goroutines can take a moment to return after Close (under load, as
+	// in make test beside DuckLake's suite, more than 5 s was seen); a
+	// leak stays.
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		now := d.ok("", runtime).Rows[0]
 		if *now[0] != "0" || *now[1] != "0" || *now[2] != "0" {

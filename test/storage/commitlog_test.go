@@ -530,3 +530,32 @@ func TestCommitLogLogicalConflictsAcrossProcesses(t *testing.T) {
 	}
 	checkSnapshots(t, l, check)
 }
+
+// A lake the single-writer build wrote is adopted by the first
+// commit-log attach: its rows and snapshots carry over, commits continue
+// through the log, and from then on the single-writer build refuses it.
+func TestCommitLogAdoptsALakeThePlainBuildWrote(t *testing.T) {
+	l := logLakes(t)[0]
+	plain := startDuck(t)
+	plain.ok("", "LOAD "+sqlString(ducklakeExtension()))
+	plain.ok("", l.attachSQL())
+	plain.ok("", "CREATE TABLE lake.t (id BIGINT)")
+	plain.ok("", "INSERT INTO lake.t VALUES (1), (2)")
+	plain.ok("", "DETACH lake")
+	plain.close()
+
+	c := l.open(t)
+	if role := c.value("", "SELECT role FROM moraine_info('__ducklake_metadata_lake')"); role != "committer" {
+		t.Fatalf("the commit-log build's attach of a single-writer lake is a %s", role)
+	}
+	c.ok("", "INSERT INTO lake.t VALUES (3)")
+	if n := c.value("", "SELECT count(*) FROM lake.t"); n != "3" {
+		t.Fatalf("after adoption: %s rows, want the 2 written before and 1 after", n)
+	}
+	checkSnapshots(t, l, c)
+	again := startDuck(t)
+	again.ok("", "LOAD "+sqlString(ducklakeExtension()))
+	if e := again.query("", l.attachSQL()).Error; !strings.Contains(e, "moraine_commitlog") {
+		t.Fatalf("the single-writer build on the adopted lake: %q, want a refusal naming moraine_commitlog", e)
+	}
+}

@@ -28,6 +28,19 @@ func compareChunks(a, b *chunkState) int {
 	return cmp.Or(cmp.Compare(a.begin, b.begin), cmp.Compare(a.seq, b.seq), cmp.Compare(a.schemaVersion, b.schemaVersion))
 }
 
+// topColumns is the layout of an inlined row: the table's top-level
+// columns in column order (InlineInsert writes one value per entry).
+func (s *CatalogSnapshot) topColumns(table TableID) []*Column {
+	var top []*Column
+	for _, c := range s.columns[table] {
+		if c.Parent == nil {
+			top = append(top, c)
+		}
+	}
+	slices.SortFunc(top, func(a, b *Column) int { return cmp.Or(cmp.Compare(a.Order, b.Order), cmp.Compare(a.ID, b.ID)) })
+	return top
+}
+
 // InlineInsert stores rows directly in the catalog (DuckLake data
 // inlining). Each row holds one value per top-level column, in column
 // order. It returns the first row id assigned; the rows take consecutive
@@ -39,19 +52,7 @@ func (t *Transaction) InlineInsert(table TableID, rows [][]Value) (uint64, error
 	if len(rows) == 0 {
 		return 0, errorf(InvalidArgument, "inline insert into table %d has no rows", table)
 	}
-	// Row values follow the top-level columns in column order.
-	var top []*Column
-	for _, c := range t.next.columns[table] {
-		if c.Parent == nil {
-			top = append(top, c)
-		}
-	}
-	slices.SortFunc(top, func(a, b *Column) int {
-		if a.Order != b.Order {
-			return cmp.Compare(a.Order, b.Order)
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
+	top := t.next.topColumns(table)
 	for i, r := range rows {
 		if len(r) != len(top) {
 			return 0, errorf(InvalidArgument, "inline insert into table %d: row %d has %d values, the table has %d columns", table, i, len(r), len(top))

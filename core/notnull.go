@@ -1,7 +1,6 @@
 package core
 
 import (
-	"cmp"
 	"maps"
 	"slices"
 )
@@ -30,16 +29,9 @@ func (t *Transaction) checkNoNulls(table TableID, c *Column) error {
 			return refuse("data file %d (%s) holds %d NULLs in it (null_count)", id, files[id].Path, *fs.NullCount)
 		}
 	}
-	// The current layout: the top-level columns in column order, as
-	// InlineInsert lays a row out; chunks since the table's last shape
-	// change use it.
-	var top []*Column
-	for _, col := range t.next.columns[table] {
-		if col.Parent == nil {
-			top = append(top, col)
-		}
-	}
-	slices.SortFunc(top, func(a, b *Column) int { return cmp.Or(cmp.Compare(a.Order, b.Order), cmp.Compare(a.ID, b.ID)) })
+	// The current layout, as InlineInsert lays a row out; chunks since the
+	// table's last shape change use it.
+	top := t.next.topColumns(table)
 	pos := slices.IndexFunc(top, func(x *Column) bool { return x.ID == c.ID })
 	if c.Parent != nil {
 		pos = -1 // a nested field: its values sit inside its parent's

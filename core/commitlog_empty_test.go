@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"testing"
@@ -181,5 +182,64 @@ func TestCommitLogCommitterAfterALossReadsTheTail(t *testing.T) {
 	}
 	if err := next(b, got); err != nil {
 		t.Fatalf("b's retry at the tail: %v", err)
+	}
+}
+
+// staleFirstBase is a commit log whose committer's first Base answers
+// "not adopted": the open looked at the log just before a peer's adoption
+// landed.
+type staleFirstBase struct{ core.CommitLogProvider }
+
+func (p staleFirstBase) Session() core.CommitLogProvider {
+	s := p.CommitLogProvider.Session()
+	if s == nil {
+		s = p.CommitLogProvider
+	}
+	return staleFirstBase{s}
+}
+
+func (p staleFirstBase) Committer(ls objstore.Store, path string) core.Committer {
+	return &staleBaseCommitter{Committer: p.CommitLogProvider.Committer(ls, path)}
+}
+
+type staleBaseCommitter struct {
+	core.Committer
+	asked bool
+}
+
+func (c *staleBaseCommitter) Base(ctx context.Context) (core.LogBase, bool, error) {
+	if !c.asked {
+		c.asked = true
+		return core.LogBase{}, false, nil
+	}
+	return c.Committer.Base(ctx)
+}
+
+// A LeaveEmpty open that found the log unadopted, while a peer adopted the
+// store empty and folded the stamp before this open's adoption read the
+// store, joins the peer's base: the store has a finished stamp and no head
+// (none until the genesis), which is no corruption. (Found under load in
+// TestCommitLogAdoptedEmptyIsCreatedByOneGenesis: "corruption: the catalog
+// has no head record".)
+func TestCommitLogLateAdoptionJoinsAStoreAdoptedEmpty(t *testing.T) {
+	store := objstore.NewMemory(0)
+	leave := func(o *core.CatalogOptions) { o.LeaveEmpty = true }
+	a := openCommitter(t, store, logOpts(leave))
+	if a.HasLake() {
+		t.Fatal("a store adopted empty reports a lake")
+	}
+	b, err := core.Open(bg, store, logOpts(leave, func(o *core.CatalogOptions) { o.CommitLog = staleFirstBase{o.CommitLog} }))
+	if err != nil {
+		t.Fatalf("an open that looked at the log before the peer's adoption landed: %v", err)
+	}
+	defer b.Close(bg)
+	if got := slots(t, store); len(got) != 1 {
+		t.Fatalf("the log holds %v, want the peer's stamp only", got)
+	}
+	if _, err := rowsCommit(t, b, duckLakeGenesis); err != nil {
+		t.Fatalf("genesis through the late opener: %v", err)
+	}
+	if err := waitFor(func() bool { return a.HasLake() }); err != nil {
+		t.Fatalf("the peer never saw the lake the late opener created: %v", err)
 	}
 }

@@ -332,7 +332,10 @@ func (l *logState) adopt(ctx context.Context) (LogBase, error) {
 		return LogBase{}, errorf(Migration, "the catalog is mid-migration (%s): finish it with `moraine migrate` before adopting a commit log", mig.describe())
 	}
 	head, hasHead, err := readHead(ctx, db)
-	if err == nil && !hasHead && !leaveEmpty && !(f.AdoptionPending && f.logResident()) {
+	// A log-resident store needs no head here: a pending adoption is
+	// completed with its stamp and a finished one joined, and a store a
+	// peer adopted empty (LeaveEmpty) has none until its genesis slot.
+	if err == nil && !hasHead && !leaveEmpty && !f.logResident() {
 		err = errorf(Corruption, "the catalog has no head record")
 	}
 	if err != nil {

@@ -115,7 +115,9 @@ func (c *Catalog) runBatch(ctx context.Context, reqs []*commitReq) {
 			}
 			next = append(next, r)
 		}
-		if len(next) > 0 {
+		// A commit-log loss handed the committer every slot that landed:
+		// it races again at once (contention.go); other lost races back off.
+		if len(next) > 0 && c.clog == nil {
 			time.Sleep(backoff(next[0].attempts))
 		}
 		reqs = next
@@ -158,6 +160,7 @@ func backoff(k int) time.Duration {
 func (c *Catalog) tryBatch(ctx context.Context, reqs []*commitReq) ([]*commitReq, error) {
 	c.fmtMu.RLock() // one format from prepare to landing (see RaiseFormat)
 	defer c.fmtMu.RUnlock()
+	began := time.Now()
 	sess, err := c.newSession(ctx)
 	if err != nil {
 		return nil, err
@@ -212,13 +215,18 @@ func (c *Catalog) tryBatch(ctx context.Context, reqs []*commitReq) ([]*commitReq
 	}
 	b := &preparedBatch{prepared: head, newHead: Head{SnapshotID: fold.snap.ID, BatchSeq: head.BatchSeq + 1},
 		writes: batchWrites(landed), changes: unionChanges(landed)}
+	if c.clog != nil {
+		c.clog.race.prepared(time.Since(began))
+	}
 	lost, err := sess.land(ctx, b)
 	if err != nil {
 		c.dropHeld()
 		return nil, err
 	}
 	if lost != nil {
-		c.dropHeld()
+		c.mu.Lock()
+		c.held = lost.view // nil: the retry loads
+		c.mu.Unlock()
 		return c.classifyMembers(members, lost), nil
 	}
 	fold.head = b.newHead

@@ -87,6 +87,10 @@ type LogBatch struct {
 	// DeletedDataFiles carries the snapshot's delete targets (classification).
 	DeletedDataFiles []DataFileID
 	Writes           []LogWrite
+	// Committer identifies the catalog open that offered the batch (the
+	// contention policy takes turns by it); zero in slots written before
+	// it was recorded.
+	Committer uuid.UUID
 }
 
 // OfferResult answers Committer.Offer.
@@ -120,6 +124,16 @@ type Committer interface {
 	Read(ctx context.Context, from, through uint64) ([]LogBatch, error)
 	// Tail returns the highest landed slot (ok false: none past the floor).
 	Tail(ctx context.Context) (slot uint64, ok bool, err error)
+}
+
+// SlotProber is an optional Committer method the contention policy uses
+// (contention.go): a committer waiting its turn asks whether a peer took
+// the slot before offering it.
+type SlotProber interface {
+	// Probe reads slot directly, without a listing: the batch when it has
+	// landed, found false when it has not. It says nothing about
+	// truncation.
+	Probe(ctx context.Context, slot uint64) (batch LogBatch, found bool, err error)
 }
 
 var (

@@ -2,8 +2,6 @@ package core_test
 
 import (
 	"fmt"
-	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -11,94 +9,6 @@ import (
 	"github.com/moraine-go/moraine/core/objstore"
 	"github.com/moraine-go/moraine/internal/testutil/s3test"
 )
-
-// BenchmarkCommitLog measures commits through the in-tree commit log with
-// 1, 2, 4 and 8 independent committers (separate handles, as separate
-// processes would be), beside the store's raw conditional-PUT rate (the
-// physical floor: one conditional PUT per commit), and object-store
-// requests per commit.
-//
-//	go test -run '^$' -bench '^BenchmarkCommitLog$|ConditionalPut' -benchtime 300x ./core/
-func BenchmarkCommitLog(b *testing.B) {
-	for _, st := range benchStores() {
-		for _, writers := range []int{1, 2, 4, 8} {
-			b.Run(fmt.Sprintf("%s/writers=%d", st.name, writers), func(b *testing.B) {
-				counting := objstore.WithCounting(st.open(b))
-				opts := benchLogOpts(func(o *core.CatalogOptions) { o.CommitLogFoldSlots = 64; o.CommitLogPollInterval = time.Second })
-				setup, err := core.Open(bg, counting, opts)
-				if err != nil {
-					b.Fatal(err)
-				}
-				tables := make([]core.TableID, writers)
-				if _, err := setup.Commit(bg, func(tx *core.Transaction) error {
-					main, _ := tx.Snapshot().SchemaByName("main")
-					for i := range tables {
-						id, err := tx.CreateTable(main.ID, fmt.Sprintf("t%d", i), []core.ColumnDef{{Name: "a", Type: "int64"}})
-						if err != nil {
-							return err
-						}
-						tables[i] = id
-					}
-					return nil
-				}); err != nil {
-					b.Fatal(err)
-				}
-				setup.Close(bg)
-				cats := make([]*core.Catalog, writers)
-				for i := range cats {
-					c, err := core.Open(bg, counting, benchLogOpts(func(o *core.CatalogOptions) {
-						o.CommitLogFoldSlots = 64
-						o.CommitLogPollInterval = time.Second
-						o.MaxCommitAttempts = 1000
-					}))
-					if err != nil {
-						b.Fatal(err)
-					}
-					defer c.Close(bg)
-					cats[i] = c
-				}
-				var mu sync.Mutex
-				var lat []time.Duration
-				before := counting.Snapshot()
-				b.ResetTimer()
-				var wg sync.WaitGroup
-				for w := 0; w < writers; w++ {
-					n := b.N / writers
-					if w < b.N%writers {
-						n++
-					}
-					wg.Add(1)
-					go func(w, n int) {
-						defer wg.Done()
-						for i := 0; i < n; i++ {
-							t0 := time.Now()
-							if _, err := cats[w].Commit(bg, insertInto(tables[w], fmt.Sprintf("w%d/%d.parquet", w, i))); err != nil {
-								b.Error(err)
-								return
-							}
-							d := time.Since(t0)
-							mu.Lock()
-							lat = append(lat, d)
-							mu.Unlock()
-						}
-					}(w, n)
-				}
-				wg.Wait()
-				b.StopTimer()
-				d := counting.Snapshot().Sub(before)
-				slices.Sort(lat)
-				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "commits/s")
-				if len(lat) > 0 {
-					b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-					b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
-				}
-				b.ReportMetric(float64(d.Of(objstore.OpPutIfAbsent))/float64(b.N), "cputs/commit")
-				b.ReportMetric(float64(d.Of(objstore.OpList))/float64(b.N), "lists/commit")
-				b.ReportMetric(float64(d.Reads())/float64(b.N), "gets/commit")
-			})
-		}
-	}
-}
 
 // BenchmarkConditionalPut is the store's raw create-if-absent PUT rate
 // (one writer), the floor a commit-log commit cannot beat.

@@ -71,6 +71,9 @@ func foldingOpts(n int) func(*core.CatalogOptions) {
 }
 
 func runLogChild(role string) int {
+	if role == "bench-writer" {
+		return runBenchWriter()
+	}
 	store, err := childStore()
 	if err != nil {
 		return childFail("%v", err)
@@ -196,7 +199,7 @@ func waitForFile(path string, within time.Duration) error {
 
 // childCmd runs this binary as a child in role over the store named by
 // where: a local directory, or an "s3://" location.
-func childCmd(t *testing.T, role, where string, env ...string) (*exec.Cmd, *bytes.Buffer) {
+func childCmd(t testing.TB, role, where string, env ...string) (*exec.Cmd, *bytes.Buffer) {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

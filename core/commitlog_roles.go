@@ -68,6 +68,8 @@ type logState struct {
 	// instead of waiting for the poll (a retry prepared against the head
 	// the poll last saw would lose again).
 	behind atomic.Bool
+	// race is the contention policy's state (contention.go).
+	race contention
 	// foldMu serializes folds, idle polls and a holder's own landing.
 	foldMu sync.Mutex
 	stop   chan struct{}
@@ -558,43 +560,31 @@ func (s *logSession) land(ctx context.Context, b *preparedBatch) (*lostRace, err
 	l := s.l
 	slot := l.base.SlotFor(b.prepared)
 	batch := LogBatch{TxnID: uuid.New(), Slot: slot, Head: b.prepared, ChangesMade: formatChanges(b.changes.Changes),
-		DeletedDataFiles: b.changes.DeletedFiles, Writes: logWrites(b)}
+		DeletedDataFiles: b.changes.DeletedFiles, Writes: logWrites(b), Committer: l.race.ident()}
 	if err := checkLogBatch(l.base, batch); err != nil {
 		return nil, wrapf(Internal, err, "refusing to offer a malformed slot")
+	}
+	// Take turns with the peers this committer knows (contention.go).
+	if landed, err := l.awaitTurn(ctx, slot); err != nil || len(landed) > 0 {
+		if err != nil {
+			return nil, err
+		}
+		return s.lostTo(ctx, b, landed)
 	}
 	if s.db != nil {
 		l.foldMu.Lock() // a holder's idle poll must not fold the slot it is landing
 		defer l.foldMu.Unlock()
 	}
+	offered := time.Now()
 	res, err := l.committer.Offer(ctx, batch)
 	if err != nil {
 		return nil, logErr(err, "offering slot %d", slot)
 	}
 	if !res.Won {
-		// catchUp refuses a winner breaking the head-stamp rule (applySlot
-		// checks it; a committer's reader is checked).
-		if err := s.catchUp(ctx, res.Landed); err != nil {
-			return nil, err
-		}
-		if s.db == nil {
-			l.behind.Store(true) // a holder's catchUp applied them to its store
-		}
-		theirs := make([]changeSet, 0, len(res.Landed))
-		for _, lb := range res.Landed {
-			chs, perr := parseChanges(lb.ChangesMade)
-			if perr != nil {
-				chs = []change{{Kind: "unparseable"}}
-			}
-			theirs = append(theirs, changeSet{Snapshot: lb.Head.SnapshotID + 1, Changes: chs, DeletedFiles: lb.DeletedDataFiles})
-		}
-		names := map[SchemaID]string{}
-		if base, err := l.c.baseFor(ctx, s, b.prepared); err == nil {
-			for _, sc := range base.schemas {
-				names[sc.ID] = sc.Name
-			}
-		}
-		return &lostRace{theirs: theirs, resolve: func(id SchemaID) (string, bool) { n, ok := names[id]; return n, ok }}, nil
+		l.race.saw(res.Landed, time.Now())
+		return s.lostTo(ctx, b, res.Landed)
 	}
+	l.race.won(time.Since(offered))
 	seq := l.base.Seq(slot)
 	applied := false
 	if s.db != nil {
@@ -625,6 +615,130 @@ func (s *logSession) land(ctx context.Context, b *preparedBatch) (*lostRace, err
 		}()
 	}
 	return nil, nil
+}
+
+// lostTo completes a lost race to the slots that landed from the raced
+// one on: they are served to the session first (catchUp refuses a winner
+// breaking the head-stamp rule), then described for classification.
+func (s *logSession) lostTo(ctx context.Context, b *preparedBatch, landed []LogBatch) (*lostRace, error) {
+	l := s.l
+	l.race.lost()
+	if err := s.catchUp(ctx, landed); err != nil {
+		return nil, err
+	}
+	if s.db == nil {
+		l.behind.Store(true) // a holder's catchUp applied them to its store
+	}
+	theirs := make([]changeSet, 0, len(landed))
+	for _, lb := range landed {
+		chs, perr := parseChanges(lb.ChangesMade)
+		if perr != nil {
+			chs = []change{{Kind: "unparseable"}}
+		}
+		theirs = append(theirs, changeSet{Snapshot: lb.Head.SnapshotID + 1, Changes: chs, DeletedFiles: lb.DeletedDataFiles})
+	}
+	names := map[SchemaID]string{}
+	var view *CatalogSnapshot
+	if base, err := l.c.baseFor(ctx, s, b.prepared); err == nil {
+		for _, sc := range base.schemas {
+			names[sc.ID] = sc.Name
+		}
+		// The retry's base, without re-reading the store (advance.go).
+		adv, ok, err := advanceView(base, landed)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			view = adv
+		}
+	}
+	if view != nil && checkAdvance {
+		if err := s.checkAdvanced(ctx, view); err != nil {
+			return nil, err
+		}
+	}
+	return &lostRace{theirs: theirs, resolve: func(id SchemaID) (string, bool) { n, ok := names[id]; return n, ok }, view: view}, nil
+}
+
+// checkAdvanced compares an advanced view with a full load at its head
+// (checkAdvance, in tests).
+func (s *logSession) checkAdvanced(ctx context.Context, view *CatalogSnapshot) error {
+	var kv kvReader
+	if s.db != nil {
+		snap := s.db.Snapshot()
+		defer snap.Release()
+		kv = snap
+	} else {
+		snap, err := s.l.c.reader.Snapshot(ctx)
+		if err != nil {
+			return storeErr(err, "pinning a view to check the advanced one")
+		}
+		kv = snap
+	}
+	full, err := load(ctx, kv, nil)
+	if err != nil {
+		return err
+	}
+	if full.head == view.head && !sameView(full, view) {
+		return errorf(Internal, "the view advanced over the winners' slots differs from the store's at head %+v", view.head)
+	}
+	return nil
+}
+
+// awaitTurn waits for this committer's turn at slot (contention.go): the
+// slots ahead of its turn are earlier turns' to take, so it sleeps
+// through most of them, then looks at slot every quarter gap until it may
+// offer it (when nobody took it in the time the turns ahead had). It
+// returns the slots that landed meanwhile from slot on (a lost race), or
+// none: offer now.
+func (l *logState) awaitTurn(ctx context.Context, slot uint64) ([]LogBatch, error) {
+	ahead, gap := l.race.turn(slot, time.Now())
+	if ahead == 0 {
+		return nil, nil
+	}
+	deadline := time.Now().Add(time.Duration(ahead)*gap + gap/4)
+	sleep := time.Duration(ahead-1) * gap * 3 / 4
+	for {
+		if err := sleepCtx(ctx, sleep); err != nil {
+			return nil, wrapf(Interrupted, err, "waiting for our turn at slot %d", slot)
+		}
+		landed, err := l.probeLanded(ctx, slot)
+		if err != nil || len(landed) > 0 || !time.Now().Before(deadline) {
+			return landed, err
+		}
+		sleep = min(gap/4, time.Until(deadline))
+	}
+}
+
+// probeLanded looks at slot before offering it: nothing when it is free
+// (or the committer cannot probe), else the slots that landed from it on
+// (one by one up to maxProbes, the rest in one read).
+func (l *logState) probeLanded(ctx context.Context, slot uint64) ([]LogBatch, error) {
+	prober, ok := l.committer.(SlotProber)
+	if !ok {
+		return nil, nil
+	}
+	var landed []LogBatch
+	for s := slot; ; s++ {
+		if len(landed) == maxProbes {
+			rest, err := l.committer.Read(ctx, s, 0)
+			if err != nil {
+				return nil, logErr(err, "reading the slots after %d", s-1)
+			}
+			landed = append(landed, rest...)
+			break
+		}
+		lb, found, err := prober.Probe(ctx, s)
+		if err != nil {
+			return nil, logErr(err, "probing slot %d", s)
+		}
+		if !found {
+			break
+		}
+		landed = append(landed, lb)
+	}
+	l.race.saw(landed, time.Now())
+	return landed, nil
 }
 
 // tailIfBehind tails the committer's reader when a commit of this
@@ -822,4 +936,19 @@ func (l *logState) close(ctx context.Context) {
 		}
 	}
 	l.wg.Wait()
+}
+
+// sleepCtx sleeps d or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }

@@ -37,6 +37,9 @@ type preparedBatch struct {
 type lostRace struct {
 	theirs  []changeSet
 	resolve schemaNameOf
+	// view is the committer's view advanced over the winners' slots (nil
+	// when it could not be: the retry loads).
+	view *CatalogSnapshot
 }
 
 // newSession opens the session for this handle's role.

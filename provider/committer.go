@@ -54,6 +54,29 @@ func (c *Committer) Read(ctx context.Context, from, through uint64) ([]core.LogB
 	return out, nil
 }
 
+// Probe reads slot directly (one GET, no listing): the batch when it has
+// landed, found false when it has not (or was truncated: Probe says
+// nothing about the floor). The contention policy asks before offering a
+// slot a peer is likely to have taken.
+func (c *Committer) Probe(ctx context.Context, slot uint64) (core.LogBatch, bool, error) {
+	asked := time.Now()
+	got, err := c.l.fetch(ctx, []uint64{slot})
+	if err != nil {
+		return core.LogBatch{}, false, coreErr(err, "probing commit-log slot %d", slot)
+	}
+	if !got[0].found {
+		if slot > 0 && c.l.knownPresent(slot-1) {
+			// slot-1 landed and slot has not: the tail, as of asked.
+			c.l.observeTail(slot-1, asked)
+		}
+		return core.LogBatch{}, false, nil
+	}
+	c.l.remember(got[0].batch)
+	return got[0].batch, true, nil
+}
+
+var _ core.SlotProber = (*Committer)(nil)
+
 func throughText(through uint64) string {
 	if through == 0 {
 		return "tail"
@@ -268,7 +291,7 @@ func (c *Committer) won(ctx context.Context, batch core.LogBatch, seen time.Time
 func (c *Committer) lost(ctx context.Context, k uint64) (core.OfferResult, error) {
 	l := c.l
 	l.observePresent(k)
-	landed, err := l.readRange(ctx, k, 0)
+	landed, err := l.readForward(ctx, k)
 	if errors.Is(err, slate.ErrWalTruncated) {
 		floor, _, ferr := l.readFloor(ctx)
 		if ferr != nil {

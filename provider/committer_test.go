@@ -724,3 +724,57 @@ func (p *putLog) gets() []string {
 	defer p.mu.Unlock()
 	return append([]string(nil), p.get...)
 }
+
+// TestProbeAndLossReadWithoutListing: Probe answers one slot with one GET
+// and no LIST; a miss just past a slot known present is a tail observation
+// (the next offer is one PUT); a lost race reads the winners forward with
+// one GET each and one that misses, no LIST.
+func TestProbeAndLossReadWithoutListing(t *testing.T) {
+	mem := objstore.NewMemory(0)
+	peer := adopt(t, New(testOpts()), mem, "", testBase, 3)
+	cs := objstore.WithCounting(mem)
+	var prev objstore.Counts
+	reset := func() { prev = cs.Snapshot() }
+	counts := func() objstore.Counts { return cs.Snapshot().Sub(prev) }
+	c := New(Options{}).Committer(cs, "").(*Committer)
+	if _, _, err := c.Base(bg); err != nil {
+		t.Fatal(err)
+	}
+	reset()
+	b, found, err := c.Probe(bg, 2)
+	if err != nil || !found || b.Slot != 2 || b.ChangesMade != "slot:2" {
+		t.Fatalf("probe of a landed slot: %+v %v %v", b, found, err)
+	}
+	if got := counts(); got.Reads() != 1 || got.Of(objstore.OpList) != 0 {
+		t.Fatalf("probe: %+v, want one GET", got.Requests)
+	}
+	if _, found, err := c.Probe(bg, 3); err != nil || !found {
+		t.Fatalf("probe of slot 3: %v %v", found, err)
+	}
+	reset()
+	if _, found, err := c.Probe(bg, 4); err != nil || found {
+		t.Fatalf("probe of a free slot: found %v, %v", found, err)
+	}
+	mustWin(t, c, batchFor(4))
+	if got := counts(); got.Reads() != 1 || got.Of(objstore.OpList) != 0 || got.Of(objstore.OpPutIfAbsent) != 1 {
+		t.Fatalf("probe miss, then the offer: %+v, want one GET and one PUT", got.Requests)
+	}
+	// Peers take 5, 6 and 7; our offer of 5 loses and reads them forward.
+	for k := uint64(5); k <= 7; k++ {
+		mustWin(t, peer, batchFor(k))
+	}
+	reset()
+	res, err := c.Offer(bg, batchFor(5))
+	if err != nil || res.Won || len(res.Landed) != 3 || res.Landed[0].Slot != 5 || res.Landed[2].Slot != 7 {
+		t.Fatalf("lost offer: %+v %v", res, err)
+	}
+	if got := counts(); got.Of(objstore.OpList) != 0 || got.Reads() != 4 || got.Of(objstore.OpPutIfAbsent) != 1 {
+		t.Fatalf("lost race: %+v, want one PUT, four GETs (three winners, one miss), no LIST", got.Requests)
+	}
+	// The miss was a tail observation: the next offer is one PUT.
+	reset()
+	mustWin(t, c, batchFor(8))
+	if got := counts(); got.Reads() != 0 || got.Of(objstore.OpList) != 0 || got.Of(objstore.OpPutIfAbsent) != 1 {
+		t.Fatalf("offer after the loss: %+v, want one PUT", got.Requests)
+	}
+}

@@ -41,6 +41,8 @@
 //	        4 changes_made (string)  5 deleted_data_files (packed varints;
 //	        an unpacked varint is accepted too)  6 writes (Write, repeated,
 //	        in order)  7 base (Base; slot 0 only, required there)
+//	        8 committer (16 bytes: the offering catalog open's id, which
+//	        the catalog's contention policy takes turns by; optional)
 //	Head:   1 snapshot_id  2 batch_seq
 //	Write:  1 key (required)  2 value (required for a put, even empty)
 //	        3 delete (varint 1; a delete carries no value)
@@ -93,9 +95,12 @@
 // leave a hole. An uncontended commit after the committer's own therefore
 // costs one PUT and nothing else.
 //
-// On a loss, Landed holds every slot from k to the tail (one LIST, then the
-// slots' GETs in parallel), for the catalog to fold or wait for before it
-// re-prepares.
+// On a loss, Landed holds every slot from k to the tail, read directly one
+// after another until one is absent (that miss is the tail observation; no
+// LIST), the rest by one LIST and parallel GETs past eight, for the catalog
+// to fold or wait for before it re-prepares. Probe (core.SlotProber) reads
+// one slot the same way: the catalog's contention policy looks before it
+// offers a slot a peer's turn is likely to have taken.
 //
 // An ambiguous write (the retrying transport's ErrOutcomeUnknown, a
 // transient error, a lost acknowledgement) is resolved by reading slot k
@@ -228,7 +233,8 @@
 //	uncontended commit (tail known fresh)   1 PUT
 //	commit with stale or no tail knowledge  1 LIST page + 1 PUT (+1 GET of the floor
 //	                                        if the PUT returns after the fresh window)
-//	lost race                               1 PUT + 1 LIST page + 1 GET per landed slot
+//	lost race                               1 PUT + 1 GET per landed slot + 1 GET (the miss)
+//	probe                                   1 GET
 //	tail lookup, reader poll at the tail    1 LIST page
 //	cold folder open                        1 GET (base) + 1 LIST + 1 GET per unfolded slot
 //	                                        (+ the native fence before the first fold)

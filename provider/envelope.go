@@ -37,6 +37,7 @@ const (
 	fDeleted     protowire.Number = 5
 	fWrites      protowire.Number = 6
 	fBase        protowire.Number = 7
+	fCommitter   protowire.Number = 8 // the offering open's id (contention policy); absent in older slots
 )
 
 // Nested message field numbers.
@@ -137,6 +138,9 @@ func encodeSlot(batch core.LogBatch, base *core.LogBase) []byte {
 	if base != nil {
 		p = appendBytesField(p, fBase, appendBase(nil, *base))
 	}
+	if batch.Committer != uuid.Nil {
+		p = appendBytesField(p, fCommitter, batch.Committer[:])
+	}
 	return frame(slotMagic, p)
 }
 
@@ -219,6 +223,14 @@ func decodeSlot(data []byte) (core.LogBatch, *core.LogBase, error) {
 			}
 			batch.TxnID = uuid.UUID(bs)
 			sawTxn = true
+		case fCommitter:
+			if typ != protowire.BytesType {
+				return wrongType(what, num, typ)
+			}
+			if len(bs) != len(batch.Committer) {
+				return corruptf("%s: committer id is %d bytes, want 16", what, len(bs))
+			}
+			batch.Committer = uuid.UUID(bs)
 		case fSlot:
 			if typ != protowire.VarintType {
 				return wrongType(what, num, typ)

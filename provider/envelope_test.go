@@ -150,6 +150,11 @@ func randomBatch(r *rand.Rand) (core.LogBatch, *core.LogBase) {
 		}
 		b.Writes = append(b.Writes, w)
 	}
+	if r.IntN(2) == 0 {
+		for i := range b.Committer {
+			b.Committer[i] = byte(r.IntN(256))
+		}
+	}
 	var base *core.LogBase
 	if r.IntN(2) == 0 {
 		base = &core.LogBase{WalBase: 1 + r.Uint64N(1<<40), SeqBase: 1 + r.Uint64N(1<<40), OriginBatchSeq: r.Uint64()}
@@ -315,6 +320,7 @@ func fuzzSeeds() map[string][]byte {
 		"base-copy":      encodeBaseCopy(*base, b.TxnID),
 		"floor":          encodeFloor(77),
 		"nested-garbage": frame(slotMagic, append(txnField(), 0x32, 0x05, 0x0a, 0x03, 1, 2, 3)),
+		"with-committer": encodeSlot(core.LogBatch{TxnID: b.TxnID, Slot: 2, Committer: uuid.UUID{7: 1, 15: 2}}, nil),
 	}
 }
 
@@ -355,5 +361,23 @@ func TestRowsOf(t *testing.T) {
 	}
 	if !reflect.DeepEqual(rows, want) {
 		t.Fatalf("rows %+v, want %+v", rows, want)
+	}
+}
+
+// The committer id (field 8, the contention policy's) is 16 bytes when
+// present; an envelope without it (every slot written before it) decodes
+// with a zero id.
+func TestEnvelopeCommitterID(t *testing.T) {
+	b, _ := goldenBatch()
+	if got, _, err := decodeSlot(encodeSlot(b, nil)); err != nil || got.Committer != uuid.Nil {
+		t.Fatalf("a slot without a committer id: %v, %v", got.Committer, err)
+	}
+	b.Committer = uuid.UUID{0: 9, 15: 9}
+	if got, _, err := decodeSlot(encodeSlot(b, nil)); err != nil || got.Committer != b.Committer {
+		t.Fatalf("committer id round trip: %v, %v", got.Committer, err)
+	}
+	bad := frame(slotMagic, append(txnField(), byte(fCommitter<<3|2), 3, 1, 2, 3))
+	if _, _, err := decodeSlot(bad); err == nil || !strings.Contains(err.Error(), "committer id is 3 bytes") {
+		t.Fatalf("a 3-byte committer id: %v, want corruption naming it", err)
 	}
 }

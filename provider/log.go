@@ -603,3 +603,42 @@ func (l *logState) readRange(ctx context.Context, from, through uint64) ([]core.
 	l.remember(out...)
 	return out, nil
 }
+
+// maxForward bounds the slots readForward reads one by one before it
+// lists the rest.
+const maxForward = 8
+
+// readForward returns the slots from `from` to the tail by direct reads,
+// one after another until one is absent: a read is authoritative where a
+// listing is not, and the absent one is a tail observation without a
+// LIST. After maxForward slots it lists the rest (readRange); an absent
+// first slot goes through readRange too, which tells truncation from a
+// hole.
+func (l *logState) readForward(ctx context.Context, from uint64) ([]core.LogBatch, error) {
+	var out []core.LogBatch
+	for s := from; ; s++ {
+		if len(out) == maxForward {
+			rest, err := l.readRange(ctx, s, 0)
+			if err != nil {
+				return nil, err
+			}
+			return append(out, rest...), nil
+		}
+		asked := time.Now()
+		got, err := l.fetch(ctx, []uint64{s})
+		if err != nil {
+			return nil, err
+		}
+		if !got[0].found {
+			if len(out) == 0 {
+				return l.readRange(ctx, from, 0)
+			}
+			// s-1 is present and s is not: nothing above it can be (a
+			// slot is only raced once the one below it exists).
+			l.observeTail(s-1, asked)
+			l.remember(out...)
+			return out, nil
+		}
+		out = append(out, got[0].batch)
+	}
+}

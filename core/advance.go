@@ -1,0 +1,257 @@
+package core
+
+// advance.go: moving a materialized head view forward over the slots that
+// landed on top of it, without re-reading the store.
+//
+// A commit-log committer that loses a race has just been handed the
+// winners' slots; re-materializing the whole catalog for its retry (load)
+// costs time in proportion to the catalog, once per loss, and under
+// contention it was most of every committer's CPU. advanceView applies the
+// slots' writes to a copy of the view instead. It covers the writes of
+// data-only commits (snapshot records, data and delete files, statistics,
+// schema versions, GC entries); a slot writing anything else (schemas,
+// tables, columns, views, tags, options, partitioning, sorting, inlined
+// rows) makes it decline, and the caller loads. Tests compare every
+// advanced view with a full load (checkAdvance).
+
+import (
+	"maps"
+	"reflect"
+	"slices"
+	"sort"
+	"sync/atomic"
+
+	"github.com/moraine-go/moraine/core/keys"
+)
+
+// checkAdvance makes every advanced view be compared with a full load
+// (tests set it; a difference is an Internal error). advancedViews counts
+// the views advanced (tests read it).
+var (
+	checkAdvance  bool
+	advancedViews atomic.Int64
+)
+
+// advanceView returns v with batches applied (slots that landed, in order,
+// the first prepared against v's head), or ok false when it cannot.
+func advanceView(v *CatalogSnapshot, batches []LogBatch) (_ *CatalogSnapshot, ok bool, err error) {
+	if v == nil || len(batches) == 0 || batches[0].Head != v.head {
+		return nil, false, nil
+	}
+	n := v.clone()
+	a := advancer{n: n, owned: map[any]bool{}}
+	head := v.head
+	for _, b := range batches {
+		if b.Head != head {
+			return nil, false, nil // not contiguous
+		}
+		for _, w := range b.Writes {
+			applied, err := a.apply(w)
+			if err != nil || !applied {
+				return nil, false, err
+			}
+		}
+		if n.head == head {
+			return nil, false, nil // a slot without a head stamp
+		}
+		head = n.head
+	}
+	if n.snap.ID != n.head.SnapshotID {
+		return nil, false, nil // the head's snapshot record was not among the writes
+	}
+	// A written entity not visible at the head (none should be) would be
+	// filtered by load; decline rather than guess.
+	for _, v := range a.written {
+		if !v.VisibleAt(n.snap.ID) {
+			return nil, false, nil
+		}
+	}
+	n.dropStatsOfAbsentTables()
+	advancedViews.Add(1)
+	return n, true, nil
+}
+
+// advancer applies writes to n, copying every inner map it changes once.
+type advancer struct {
+	n       *CatalogSnapshot
+	owned   map[any]bool // inner maps already copied (by their outer key)
+	written []Versioned  // versions of the entities written
+}
+
+type ownKey struct {
+	field string
+	id    uint64
+}
+
+// own returns m writable: a copy the first time per (field, id).
+func own[K comparable, V any](a *advancer, field string, id uint64, m map[K]V) map[K]V {
+	k := ownKey{field, id}
+	if a.owned[k] {
+		return m
+	}
+	a.owned[k] = true
+	if m == nil {
+		return map[K]V{}
+	}
+	return maps.Clone(m)
+}
+
+func (a *advancer) apply(w LogWrite) (bool, error) {
+	n := a.n
+	k, err := keys.Decode(w.Key)
+	if err != nil {
+		return false, wrapf(Corruption, err, "decoding key %x", w.Key)
+	}
+	del := w.Delete
+	switch k.Shape {
+	case keys.ShapeHead:
+		if del {
+			return false, nil
+		}
+		h, err := decodeHead(w.Value)
+		if err != nil {
+			return false, err
+		}
+		n.head = Head{SnapshotID: h.SnapshotID, BatchSeq: h.BatchSeq}
+		return true, nil
+	case keys.ShapeSnapshot:
+		if del {
+			return false, nil
+		}
+		s, err := decodeSnapshot(w.Value)
+		if err != nil {
+			return false, err
+		}
+		if s.ID >= n.snap.ID {
+			n.snap = *s
+		}
+		return true, nil
+	case keys.ShapeSchemaVersion:
+		if del {
+			return false, nil
+		}
+		sv, err := decodeSchemaVersion(w.Value)
+		if err != nil {
+			return false, err
+		}
+		n.schemaVersions = append(slices.Clip(n.schemaVersions), SchemaVersion{TableID: TableID(k.Comps[0]), BeginSnapshot: SnapshotID(k.Comps[1]), SchemaVersion: sv})
+		sort.SliceStable(n.schemaVersions, func(i, j int) bool {
+			x, y := n.schemaVersions[i], n.schemaVersions[j]
+			if x.BeginSnapshot != y.BeginSnapshot {
+				return x.BeginSnapshot < y.BeginSnapshot
+			}
+			return x.TableID < y.TableID
+		})
+		return true, nil
+	case keys.ShapeGcFile:
+		id := DataFileID(k.Comps[0])
+		if del {
+			delete(n.gcFiles, id)
+			return true, nil
+		}
+		g, err := decodeGcFile(w.Value)
+		if err != nil {
+			return false, err
+		}
+		n.gcFiles[g.DataFileID] = g
+		return true, nil
+	case keys.ShapeCurrent:
+		return a.applyCurrent(k, w)
+	case keys.ShapeHistory, keys.ShapeNameDir, keys.ShapeDeleteTarget, keys.ShapeChangelog:
+		return true, nil // not part of a head view
+	}
+	return false, nil
+}
+
+func (a *advancer) applyCurrent(k keys.Key, w LogWrite) (bool, error) {
+	n := a.n
+	del := w.Delete
+	switch k.Kind {
+	case keys.KindDataFile:
+		t, id := TableID(k.Comps[0]), DataFileID(k.Comps[1])
+		m := own(a, "dataFiles", uint64(t), n.dataFiles[t])
+		if del {
+			delete(m, id)
+		} else {
+			x, err := decodeDataFile(w.Value)
+			if err != nil {
+				return false, err
+			}
+			a.written = append(a.written, x.Versioned)
+			m[x.ID] = x
+		}
+		setInner(n.dataFiles, t, m)
+	case keys.KindDeleteFile:
+		t, id := TableID(k.Comps[0]), DeleteFileID(k.Comps[1])
+		m := own(a, "deleteFiles", uint64(t), n.deleteFiles[t])
+		if del {
+			delete(m, id)
+		} else {
+			x, err := decodeDeleteFile(w.Value)
+			if err != nil {
+				return false, err
+			}
+			a.written = append(a.written, x.Versioned)
+			m[x.ID] = x
+		}
+		setInner(n.deleteFiles, t, m)
+	case keys.KindFileColumnStats:
+		f, col := DataFileID(k.Comps[1]), ColumnID(k.Comps[2])
+		m := own(a, "fileStats", uint64(f), n.fileStats[f])
+		if del {
+			delete(m, col)
+		} else {
+			x, err := decodeFileColumnStats(w.Value)
+			if err != nil {
+				return false, err
+			}
+			m[x.ColumnID] = x
+		}
+		setInner(n.fileStats, f, m)
+	case keys.KindTableStats:
+		t := TableID(k.Comps[0])
+		if del {
+			delete(n.tableStats, t)
+		} else {
+			x, err := decodeTableStats(w.Value)
+			if err != nil {
+				return false, err
+			}
+			n.tableStats[x.TableID] = x
+		}
+	case keys.KindTableColumnStats:
+		t, col := TableID(k.Comps[0]), ColumnID(k.Comps[1])
+		m := own(a, "colStats", uint64(t), n.colStats[t])
+		if del {
+			delete(m, col)
+		} else {
+			x, err := decodeTableColumnStats(w.Value)
+			if err != nil {
+				return false, err
+			}
+			m[x.ColumnID] = x
+		}
+		setInner(n.colStats, t, m)
+	case keys.KindMacro, keys.KindInlinedTable:
+		// Not part of a head view (load skips them too).
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// setInner stores m under id, or removes id when m is empty (load never
+// makes an empty inner map).
+func setInner[K comparable, IK comparable, V any](outer map[K]map[IK]V, id K, m map[IK]V) {
+	if len(m) == 0 {
+		delete(outer, id)
+		return
+	}
+	outer[id] = m
+}
+
+// sameView reports whether two views hold the same catalog (the check of
+// an advanced view against a full load).
+func sameView(a, b *CatalogSnapshot) bool {
+	return reflect.DeepEqual(a, b)
+}

@@ -1,0 +1,413 @@
+package core_test
+
+// The contention benchmark (issue 13): commits through the in-tree commit
+// log by 1, 2, 4, 8 and 16 writers that commit in tight loops, as separate
+// catalog handles in this process and as separate OS processes, on the
+// local store and on S3 (versitygw, which the harness starts). Per writer
+// count it prints aggregate commits/s and its ratio to the 1-writer rate of
+// the same store and mode measured in the same run (x1), p50/p99/max commit
+// latency and p99/p50, lost slot races per commit, object-store requests
+// per commit (conditional PUTs, GETs, LISTs) and commits that failed.
+//
+//	go test -run '^$' -bench 'CommitLogContention' -benchtime 800x ./core/
+//
+// Every number is benchmark output; nothing here asserts a timing.
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/moraine-go/moraine/core"
+	"github.com/moraine-go/moraine/core/objstore"
+	"github.com/moraine-go/moraine/internal/testutil/s3test"
+)
+
+// raceCounts counts slot offers and lost races.
+type raceCounts struct{ offers, lost atomic.Int64 }
+
+// countingLog wraps a commit-log provider and counts the slot races its
+// committers offer and lose.
+type countingLog struct {
+	core.CommitLogProvider
+	rc *raceCounts
+}
+
+func (p *countingLog) Session() core.CommitLogProvider {
+	s := p.CommitLogProvider.Session()
+	if s == nil {
+		s = p.CommitLogProvider
+	}
+	return &countingLog{CommitLogProvider: s, rc: p.rc}
+}
+
+func (p *countingLog) Committer(logStore objstore.Store, path string) core.Committer {
+	c := p.CommitLogProvider.Committer(logStore, path)
+	if c == nil {
+		return nil
+	}
+	return &countingCommitter{Committer: c, p: p}
+}
+
+type countingCommitter struct {
+	core.Committer
+	p         *countingLog
+	lastFound atomic.Uint64
+}
+
+// Probe forwards to the wrapped committer's (the contention policy looks
+// before offering when the committer can).
+func (c *countingCommitter) Probe(ctx context.Context, slot uint64) (core.LogBatch, bool, error) {
+	if p, ok := c.Committer.(core.SlotProber); ok {
+		b, found, err := p.Probe(ctx, slot)
+		if found && slot != c.lastFound.Swap(slot)+1 {
+			// A race lost without a PUT (the policy reads on from a
+			// found slot to the tail: those are the same loss).
+			c.p.rc.lost.Add(1)
+		}
+		return b, found, err
+	}
+	return core.LogBatch{}, false, nil
+}
+
+func (c *countingCommitter) Offer(ctx context.Context, b core.LogBatch) (core.OfferResult, error) {
+	res, err := c.Committer.Offer(ctx, b)
+	c.p.rc.offers.Add(1)
+	if err == nil && !res.Won {
+		c.p.rc.lost.Add(1)
+	}
+	return res, err
+}
+
+// contentionOpts are every contention writer's options: a fold every 64
+// slots (as in production), a poll that does not run during the loop.
+func contentionOpts(rc *raceCounts) core.CatalogOptions {
+	return benchLogOpts(func(o *core.CatalogOptions) {
+		o.CommitLog = &countingLog{CommitLogProvider: o.CommitLog, rc: rc}
+		o.CommitLogFoldSlots = 64
+		o.CommitLogPollInterval = time.Second
+	})
+}
+
+// contentionResult is one writer's (or one process's) tally.
+type contentionResult struct {
+	lat          []time.Duration
+	failed       int
+	firstErr     string
+	offers, lost int64
+	counts       objstore.Counts
+}
+
+func (r *contentionResult) add(o contentionResult) {
+	r.lat = append(r.lat, o.lat...)
+	r.failed += o.failed
+	if r.firstErr == "" {
+		r.firstErr = o.firstErr
+	}
+	r.offers += o.offers
+	r.lost += o.lost
+	for i := range r.counts.Requests {
+		r.counts.Requests[i] += o.counts.Requests[i]
+	}
+}
+
+// contentionLoop commits n times into table tb through c, tallying
+// latencies and failures.
+func contentionLoop(c *core.Catalog, tb core.TableID, id string, n int) contentionResult {
+	var r contentionResult
+	for i := 0; i < n; i++ {
+		t0 := time.Now()
+		if _, err := c.Commit(bg, insertInto(tb, fmt.Sprintf("%s/%d.parquet", id, i))); err != nil {
+			r.failed++
+			if r.firstErr == "" {
+				r.firstErr = err.Error()
+			}
+			continue
+		}
+		r.lat = append(r.lat, time.Since(t0))
+	}
+	return r
+}
+
+// contentionSetup creates one table per writer through a handle of its
+// own and returns the table ids.
+func contentionSetup(b *testing.B, store objstore.Store, writers int) []core.TableID {
+	setup, err := core.Open(bg, store, contentionOpts(new(raceCounts)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer setup.Close(bg)
+	tables := make([]core.TableID, writers)
+	if _, err := setup.Commit(bg, func(tx *core.Transaction) error {
+		main, _ := tx.Snapshot().SchemaByName("main")
+		for i := range tables {
+			id, err := tx.CreateTable(main.ID, fmt.Sprintf("t%d", i), []core.ColumnDef{{Name: "a", Type: "int64"}})
+			if err != nil {
+				return err
+			}
+			tables[i] = id
+		}
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	return tables
+}
+
+func share(total, writers, w int) int {
+	n := total / writers
+	if w < total%writers {
+		n++
+	}
+	return n
+}
+
+// contentionHandles runs the writers as catalog handles in this process.
+func contentionHandles(b *testing.B, store objstore.Store, writers int) (contentionResult, time.Duration) {
+	tables := contentionSetup(b, store, writers)
+	counting := objstore.WithCounting(store)
+	logs := new(raceCounts)
+	cats := make([]*core.Catalog, writers)
+	for i := range cats {
+		c, err := core.Open(bg, counting, contentionOpts(logs))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close(bg)
+		cats[i] = c
+	}
+	before := counting.Snapshot()
+	results := make([]contentionResult, writers)
+	b.ResetTimer()
+	t0 := time.Now()
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[w] = contentionLoop(cats[w], tables[w], fmt.Sprintf("w%d", w), share(b.N, writers, w))
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(t0)
+	b.StopTimer()
+	var all contentionResult
+	for _, r := range results {
+		all.add(r)
+	}
+	all.counts = counting.Snapshot().Sub(before)
+	all.offers, all.lost = logs.offers.Load(), logs.lost.Load()
+	return all, elapsed
+}
+
+// Process variant: each writer is this test binary re-executed with role
+// bench-writer. It opens its catalog, writes "ready", waits for the go
+// file, commits, and prints its tally.
+const (
+	envBenchTable = "MORAINE_BENCH_TABLE"
+	envBenchGo    = "MORAINE_BENCH_GO_FILE"
+)
+
+func runBenchWriter() int {
+	store, err := childStore()
+	if err != nil {
+		return childFail("%v", err)
+	}
+	counting := objstore.WithCounting(store)
+	logs := new(raceCounts)
+	c, err := core.Open(bg, counting, contentionOpts(logs))
+	if err != nil {
+		return childFail("open: %v", err)
+	}
+	defer c.Close(bg)
+	tb, _ := strconv.ParseInt(os.Getenv(envBenchTable), 10, 64)
+	n, _ := strconv.Atoi(os.Getenv(envLogN))
+	fmt.Println("ready")
+	if err := waitForFile(os.Getenv(envBenchGo), 2*time.Minute); err != nil {
+		return childFail("%v", err)
+	}
+	before := counting.Snapshot()
+	r := contentionLoop(c, core.TableID(tb), os.Getenv(envLogID), n)
+	d := counting.Snapshot().Sub(before)
+	out := bufio.NewWriter(os.Stdout)
+	defer out.Flush()
+	fmt.Fprintf(out, "done %d\n", time.Now().UnixNano())
+	for _, l := range r.lat {
+		fmt.Fprintf(out, "lat %d\n", l.Nanoseconds())
+	}
+	fmt.Fprintf(out, "failed %d %q\n", r.failed, r.firstErr)
+	fmt.Fprintf(out, "races %d %d\n", logs.offers.Load(), logs.lost.Load())
+	for op, v := range d.Requests {
+		fmt.Fprintf(out, "req %d %d\n", op, v)
+	}
+	return 0
+}
+
+// parseBenchWriter reads a bench-writer's output.
+func parseBenchWriter(out string) (contentionResult, time.Time, error) {
+	var r contentionResult
+	var done time.Time
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		switch f[0] {
+		case "done":
+			ns, _ := strconv.ParseInt(f[1], 10, 64)
+			done = time.Unix(0, ns)
+		case "lat":
+			ns, _ := strconv.ParseInt(f[1], 10, 64)
+			r.lat = append(r.lat, time.Duration(ns))
+		case "failed":
+			r.failed, _ = strconv.Atoi(f[1])
+			if r.failed > 0 {
+				r.firstErr, _ = strconv.Unquote(strings.Join(f[2:], " "))
+			}
+		case "races":
+			r.offers, _ = strconv.ParseInt(f[1], 10, 64)
+			r.lost, _ = strconv.ParseInt(f[2], 10, 64)
+		case "req":
+			op, _ := strconv.Atoi(f[1])
+			v, _ := strconv.ParseInt(f[2], 10, 64)
+			if op >= 0 && op < len(r.counts.Requests) {
+				r.counts.Requests[op] = v
+			}
+		}
+	}
+	if done.IsZero() {
+		return r, done, fmt.Errorf("no tally in the writer's output")
+	}
+	return r, done, nil
+}
+
+// contentionProcesses runs the writers as separate OS processes; the time
+// runs from the go file to the last writer's last commit.
+func contentionProcesses(b *testing.B, store objstore.Store, where string, env []string, writers int) (contentionResult, time.Duration) {
+	tables := contentionSetup(b, store, writers)
+	goFile := filepath.Join(b.TempDir(), "go")
+	cmds := make([]*exec.Cmd, writers)
+	outs := make([]*strings.Builder, writers)
+	read := make([]chan struct{}, writers)
+	for i := range cmds {
+		cmd, _ := childCmd(b, "bench-writer", where, append(slices.Clone(env),
+			fmt.Sprintf("%s=p%d", envLogID, i), fmt.Sprintf("%s=%d", envLogN, share(b.N, writers, i)),
+			fmt.Sprintf("%s=%d", envBenchTable, tables[i]), envBenchGo+"="+goFile)...)
+		outs[i] = &strings.Builder{}
+		cmd.Stdout = nil
+		pipe, err := cmd.StdoutPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		// Wait for "ready": every process has opened before the clock runs.
+		rd := bufio.NewReader(pipe)
+		if line, err := rd.ReadString('\n'); err != nil || strings.TrimSpace(line) != "ready" {
+			b.Fatalf("writer %d did not get ready: %q %v", i, line, err)
+		}
+		read[i] = make(chan struct{})
+		go func() { defer close(read[i]); _, _ = rd.WriteTo(outs[i]) }()
+		cmds[i] = cmd
+	}
+	b.ResetTimer()
+	t0 := time.Now()
+	if err := writeSyncFile(goFile, "go"); err != nil {
+		b.Fatal(err)
+	}
+	var all contentionResult
+	var last time.Time
+	for i, cmd := range cmds {
+		<-read[i] // the whole output, before Wait closes the pipe
+		if err := cmd.Wait(); err != nil {
+			b.Fatalf("writer %d: %v", i, err)
+		}
+		r, done, err := parseBenchWriter(outs[i].String())
+		if err != nil {
+			b.Fatalf("writer %d: %v", i, err)
+		}
+		all.add(r)
+		if done.After(last) {
+			last = done
+		}
+	}
+	b.StopTimer()
+	return all, last.Sub(t0)
+}
+
+// BenchmarkCommitLogContention: see the file comment.
+func BenchmarkCommitLogContention(b *testing.B) {
+	type place struct {
+		name string
+		open func(b *testing.B) (objstore.Store, string, []string)
+	}
+	places := []place{
+		{"local", func(b *testing.B) (objstore.Store, string, []string) {
+			dir := b.TempDir()
+			s, err := objstore.NewLocal(dir, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return s, dir, nil
+		}},
+		{"s3", func(b *testing.B) (objstore.Store, string, []string) {
+			s, loc := s3test.NewStore(b)
+			return s, loc.URI, loc.Server.Env()
+		}},
+	}
+	for _, pl := range places {
+		for _, mode := range []string{"handles", "processes"} {
+			var one float64 // the 1-writer rate of this store and mode
+			for _, writers := range []int{1, 2, 4, 8, 16} {
+				b.Run(fmt.Sprintf("%s/%s/writers=%d", pl.name, mode, writers), func(b *testing.B) {
+					store, where, env := pl.open(b)
+					var r contentionResult
+					var elapsed time.Duration
+					if mode == "handles" {
+						r, elapsed = contentionHandles(b, store, writers)
+					} else {
+						r, elapsed = contentionProcesses(b, store, where, env, writers)
+					}
+					if r.failed > 0 {
+						b.Errorf("%d of %d commits failed; the first: %s", r.failed, b.N, r.firstErr)
+					}
+					ok := float64(len(r.lat))
+					rate := ok / elapsed.Seconds()
+					if writers == 1 {
+						one = rate
+					}
+					slices.Sort(r.lat)
+					b.ReportMetric(rate, "commits/s")
+					if one > 0 {
+						b.ReportMetric(rate/one, "x1")
+					}
+					p50, p99 := percentile(r.lat, 0.50), percentile(r.lat, 0.99)
+					b.ReportMetric(p50, "p50-ms")
+					b.ReportMetric(p99, "p99-ms")
+					if len(r.lat) > 0 {
+						b.ReportMetric(float64(r.lat[len(r.lat)-1].Microseconds())/1000, "max-ms")
+					}
+					if p50 > 0 {
+						b.ReportMetric(p99/p50, "p99/p50")
+					}
+					b.ReportMetric(float64(r.lost)/ok, "lost/commit")
+					b.ReportMetric(float64(r.counts.Of(objstore.OpPutIfAbsent))/ok, "cputs/commit")
+					b.ReportMetric(float64(r.counts.Reads())/ok, "gets/commit")
+					b.ReportMetric(float64(r.counts.Of(objstore.OpList))/ok, "lists/commit")
+					b.ReportMetric(float64(r.failed), "failed")
+				})
+			}
+		}
+	}
+}

@@ -1,0 +1,185 @@
+package core
+
+// contention.go: a commit-log committer's contention policy.
+//
+// Every committer races the same next slot and the bucket picks one
+// winner. Left alone, the winner of slot k is first to race k+1 (its view
+// is current, while a loser must read the winners' slots, re-materialize
+// and re-run its closure), so a committer writing in a tight loop wins
+// slot after slot and its peers starve; and when several race one slot at
+// once, every losing conditional PUT costs the store as much as the
+// winning one. The policy takes turns instead, without talking to anyone:
+//
+//   - every slot records the committer (catalog open) that offered it, and
+//     a committer remembers the peers whose slots it read lately (one of
+//     the last turnSlots slots, read within turnMemory);
+//   - the committers it knows, ordered by id, form a ring every process
+//     computes alike, and the slots are dealt to it in runs of runSlots:
+//     slot k is ring[k/runSlots mod n]'s, whose owner offers it at once;
+//   - a committer whose next slot is `ahead` slots away sleeps through most
+//     of them (the earlier turns' to take; a gap is how long a slot takes:
+//     preparing a batch plus a conditional PUT, both measured here), then
+//     looks at the slot it would race (one GET) every quarter gap, and
+//     offers it once ahead gaps and a quarter have passed with the slot
+//     still free (a peer whose turn it was has no commit). A look that
+//     finds the slot taken is a lost race without a PUT: it hands over the
+//     winners' batches, and the retry is prepared on the view advanced
+//     over them (advance.go);
+//   - a loser races again at once: the loss handed it every slot that
+//     landed, so its retry is prepared against the tail (runBatch does not
+//     back off after a lost slot);
+//   - a committer that knows no peer offers at once: the uncontended
+//     commit costs one conditional PUT, no GET, no LIST.
+//
+// With every committer busy each gets a run per round, so a commit waits
+// about one round at most; runs of two keep a committer's second commit
+// free of a hand-over without stretching the round much. Different views
+// of who is active cost only a collision, never correctness: the
+// conditional PUT still picks exactly one winner. A committer is known to
+// its peers only once they read a slot of its; one that has landed none
+// lately (a newcomer, or one a tight-loop peer keeps beating) gets in by a
+// collision it wins, and after impatience lost races per committer it
+// knows it stops waiting for turns. On a store answering in microseconds
+// (the in-process memory store) such a collision may never be won; every
+// store with a network or a disk in between lets it in.
+
+import (
+	"bytes"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+const (
+	// turnSlots and turnMemory: a peer takes turns while one of its slots
+	// is among the last turnSlots and was read within turnMemory.
+	turnSlots  = 256
+	turnMemory = time.Second
+	// minTurnGap and maxTurnWait bound the gap between places and the
+	// whole wait (the places waited).
+	minTurnGap  = 200 * time.Microsecond
+	maxTurnWait = 20 * time.Millisecond
+	// maxProbes bounds the slots read one by one after a probe found its
+	// slot taken; the rest come from one Read.
+	maxProbes = 8
+	// runSlots: the ring deals slots in runs this long.
+	runSlots = 2
+	// impatience: a committer that lost more than impatience races per
+	// committer it knows since its last win offers at once. Its peers may
+	// not know it (it has landed nothing lately), so it cannot count on
+	// their turns; racing at once it wins about every other collision.
+	impatience = 3
+)
+
+// contention is what a committer knows about its peers.
+type contention struct {
+	mu    sync.Mutex
+	id    uuid.UUID // this open's committer id
+	peers map[uuid.UUID]peerSeen
+	// losses counts this committer's lost races since its last win.
+	losses int
+	// Moving averages of a won offer (one conditional PUT) and of
+	// preparing a batch (materializing the base, running the closures):
+	// what a peer at an earlier place needs to land its slot.
+	rtt, prep time.Duration
+}
+
+type peerSeen struct {
+	slot uint64
+	at   time.Time
+}
+
+// ewma folds sample into the average avg (the first sample sets it).
+func ewma(avg, sample time.Duration) time.Duration {
+	if avg == 0 {
+		return sample
+	}
+	return avg + (sample-avg)/8
+}
+
+// ident returns this committer's id, minted on first use.
+func (k *contention) ident() uuid.UUID {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.id == uuid.Nil {
+		k.id = uuid.New()
+	}
+	return k.id
+}
+
+// turn returns how many slots come before this committer's next turn
+// (0: slot is its own) among the committers it knows at now, and the gap:
+// how long a slot takes. The committers, ordered by id, form a ring every
+// process computes alike; slots are dealt to it in runs of runSlots (slot
+// k is ring[k/runSlots mod n]'s), so a committer lands a run back to back
+// and hands over once per run.
+func (k *contention) turn(slot uint64, now time.Time) (ahead int, gap time.Duration) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	ring := []uuid.UUID{k.id}
+	for id, p := range k.peers {
+		if slot > p.slot+turnSlots || now.Sub(p.at) > turnMemory {
+			delete(k.peers, id)
+			continue
+		}
+		ring = append(ring, id)
+	}
+	if len(ring) == 1 || k.losses > impatience*len(ring) {
+		return 0, 0
+	}
+	slices.SortFunc(ring, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
+	n := uint64(len(ring))
+	mine := uint64(slices.Index(ring, k.id))
+	run := slot / runSlots
+	owner := run % n
+	if owner == mine {
+		return 0, 0
+	}
+	// Our next run starts ((mine - owner) mod n) runs after this one's.
+	next := (run + (mine+n-owner)%n) * runSlots
+	gap = min(max(k.rtt+k.prep, minTurnGap), maxTurnWait)
+	return int(min(next-slot, uint64(maxTurnWait/gap))), gap
+}
+
+// saw records the committers of batches read at at.
+func (k *contention) saw(batches []LogBatch, at time.Time) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, b := range batches {
+		if b.Committer == uuid.Nil || b.Committer == k.id {
+			continue
+		}
+		if k.peers == nil {
+			k.peers = map[uuid.UUID]peerSeen{}
+		}
+
+		if p, ok := k.peers[b.Committer]; !ok || b.Slot >= p.slot {
+			k.peers[b.Committer] = peerSeen{slot: b.Slot, at: at}
+		}
+	}
+}
+
+// won records a won offer that took d.
+func (k *contention) won(d time.Duration) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+
+	k.rtt = ewma(k.rtt, d)
+	k.losses = 0
+}
+
+// lost records a lost race.
+func (k *contention) lost() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.losses++
+}
+
+// prepared records how long preparing a batch took.
+func (k *contention) prepared(d time.Duration) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.prep = ewma(k.prep, d)
+}

@@ -1,0 +1,86 @@
+package core_test
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/moraine-go/moraine/core"
+	"github.com/moraine-go/moraine/core/objstore"
+)
+
+// Sixteen committers (separate handles, as separate processes would be)
+// commit in tight loops through one log: no commit fails, every
+// acknowledged file is present once, and nobody starves: when the first
+// committer is done, every other has landed a good part of its commits.
+// (Before the contention policy, a committer that won a slot raced the
+// next one at once and its peers backed off: some had landed none.)
+func TestSixteenCommittersNoneStarvesNoneFails(t *testing.T) {
+	const writers, each = 16, 25
+	store, err := objstore.NewLocal(t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup := openCommitter(t, store, logOpts())
+	tables := make([]core.TableID, writers)
+	for i := range tables {
+		tables[i] = createTable(t, setup, fmt.Sprintf("t%d", i))
+	}
+	start := snap(t, setup).ID()
+	cats := make([]*core.Catalog, writers)
+	for i := range cats {
+		cats[i] = openCommitter(t, store, logOpts())
+	}
+	var done [writers]atomic.Int64
+	var firstDone atomic.Bool
+	var atFirst [writers]int64
+	var wg sync.WaitGroup
+	errs := make(chan error, writers*each)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				if _, err := cats[w].Commit(bg, insertInto(tables[w], fmt.Sprintf("w%d-%d.parquet", w, i))); err != nil {
+					errs <- fmt.Errorf("writer %d commit %d: %w", w, i, err)
+					return
+				}
+				done[w].Add(1)
+			}
+			if firstDone.CompareAndSwap(false, true) {
+				for i := range atFirst {
+					atFirst[i] = done[i].Load()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	for w, n := range atFirst {
+		if n < each/5 {
+			t.Errorf("when the first committer finished, writer %d had landed %d of %d commits (all: %v)", w, n, each, atFirst)
+		}
+	}
+	s := snap(t, openCommitter(t, store, logOpts()))
+	if got, want := s.ID(), start+writers*each; got != want {
+		t.Fatalf("head snapshot %d, want %d (one per acknowledged commit)", got, want)
+	}
+	for w := range writers {
+		seen := map[string]int{}
+		for _, f := range s.DataFiles(tables[w]) {
+			seen[f.Path]++
+		}
+		for i := 0; i < each; i++ {
+			if p := fmt.Sprintf("w%d-%d.parquet", w, i); seen[p] != 1 {
+				t.Fatalf("%s present %d times", p, seen[p])
+			}
+		}
+	}
+}

@@ -476,24 +476,24 @@ func (c *Catalog) Close(ctx context.Context) error {
 	return storeErr(err, "closing")
 }
 
-// Role names what this handle is: "writer" (the single writer), "reader",
-// "tailing reader" (a read-only open tailing a commit log), "committer" (a
-// read-write open on a commit log) or "holder" (a committer holding the
+// Role is what this handle is: RoleWriter (the single writer), RoleReader,
+// RoleTailingReader (a read-only open tailing a commit log), RoleCommitter
+// (a read-write open on a commit log) or RoleHolder (a committer holding the
 // store after TakeStore).
-func (c *Catalog) Role() string {
+func (c *Catalog) Role() Role {
 	switch {
 	case c.clog == nil && c.readOnly:
-		return "reader"
+		return RoleReader
 	case c.clog == nil:
-		return "writer"
+		return RoleWriter
 	case c.readOnly && c.opts.CommitLogTail:
-		return "tailing reader"
+		return RoleTailingReader
 	case c.readOnly:
-		return "reader"
+		return RoleReader
 	case c.writerDB() != nil:
-		return "holder"
+		return RoleHolder
 	}
-	return "committer"
+	return RoleCommitter
 }
 
 // CreateCheckpoint pins the catalog's current state for read-only opens

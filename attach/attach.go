@@ -8,7 +8,7 @@
 //
 // Options (see Known for the list with what each accepts):
 //
-//	READ_ONLY                    bool    open read-only (a reader); default read-write (the writer)
+//	READ_ONLY                    bool    open read-only (a reader); default read-write (the writer, or a committer with a commit-log provider)
 //	DATA_PATH                    string  recorded when the catalog is created (ducklake_metadata data_path)
 //	FLUSH_INTERVAL_MS            integer writer's WAL upload cadence; 0 = continuous (the default)
 //	READER_POLL_INTERVAL_MS      integer how often a reader looks for new commits (default 10000)

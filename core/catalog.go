@@ -1,7 +1,8 @@
 // Package core is moraine's catalog: DuckLake's metadata model (snapshots,
 // schemas, tables, columns, files, statistics, inlined rows, ...) kept in
 // the core/slate engine on an object store, with DuckLake's snapshot
-// semantics, time travel, and the single-writer commit protocol.
+// semantics, time travel, the single-writer commit protocol, and the roles a
+// catalog open takes on a commit log (commitlog.go, commitlog_roles.go).
 //
 // Layout: every record is one engine key (package core/keys) whose value is
 // a framed protobuf message (codec.go). Live versions sit in the current
@@ -49,17 +50,24 @@ const (
 // WriterVersion is recorded in the format record by every writer.
 const WriterVersion = "moraine-go/0.1.0"
 
-// Catalog is an open catalog: read-write (one per store: a newer
-// read-write open fences the older) or read-only (any number).
+// Catalog is an open catalog: read-write or read-only (any number). Without
+// a commit-log provider a read-write open is the single writer (one per
+// store: a newer read-write open fences the older); with one it is a
+// committer, any number of which commit through the log (Role).
 type Catalog struct {
 	store    objstore.Store
 	opts     CatalogOptions
 	log      *slog.Logger
 	readOnly bool
-	db       *slate.DB     // read-write
-	reader   *slate.Reader // read-only
-	format   formatRecord
-	clog     *logState // commit-log machinery (nil without a provider)
+	// db is the writable engine: the single writer's, or a holder's (set by
+	// TakeStore, cleared when the holder gives the store up; read it under
+	// mu, writerDB). nil for readers and for committers.
+	db *slate.DB
+	// reader is the engine reader of a read-only open and of a committer (a
+	// holder keeps it); nil for the single writer.
+	reader *slate.Reader
+	format formatRecord
+	clog   *logState // commit-log machinery (nil without a provider)
 	// fmtMu guards format: commits hold it shared while they prepare and
 	// land (so they maintain the derived indexes of one format), RaiseFormat
 	// exclusively while it rewrites the format record.
@@ -75,8 +83,10 @@ type Catalog struct {
 }
 
 // Open opens the catalog at opts.Path in store for reading and writing,
-// creating it (snapshot 0 with schema "main") when the store is empty. It
-// fences any other read-write open of the same catalog.
+// creating it (snapshot 0 with schema "main") when the store is empty.
+// Without a commit-log provider it is the single writer and fences any other
+// read-write open of the same catalog; with one it is a committer
+// (commitlog_roles.go), and any number of committers commit side by side.
 func Open(ctx context.Context, store objstore.Store, opts CatalogOptions) (*Catalog, error) {
 	opts = opts.withDefaults()
 	if opts.Checkpoint != "" {

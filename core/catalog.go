@@ -507,9 +507,11 @@ func (c *Catalog) Role() Role {
 }
 
 // CreateCheckpoint pins the catalog's current state for read-only opens
-// (CatalogOptions.Checkpoint) and returns its id. A single writer flushes
-// first, so the checkpoint holds every commit so far; elsewhere it pins the
-// store's latest durable state. lifetime 0 never expires.
+// (CatalogOptions.Checkpoint) and returns its id. A single writer (or a
+// holder) flushes first, so the checkpoint holds every commit so far; a
+// committer first folds the log into the store, so it holds the slots
+// landed by then; a reader's pins the store's latest durable state.
+// lifetime 0 never expires.
 func (c *Catalog) CreateCheckpoint(ctx context.Context, lifetime time.Duration) (string, error) {
 	if err := c.checkOpen(); err != nil {
 		return "", err

@@ -445,7 +445,9 @@ func (c *Catalog) Snapshots(ctx context.Context, from SnapshotID) ([]Snapshot, e
 	return out, err
 }
 
-// Refresh makes a read-only handle poll for new commits now.
+// Refresh makes the handle look for new commits now: a holder first folds
+// what peers landed; a reader, a committer or a holder then polls its
+// engine reader. A single writer is always current.
 func (c *Catalog) Refresh(ctx context.Context) error {
 	if err := c.checkOpen(); err != nil {
 		return err

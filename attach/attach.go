@@ -8,7 +8,7 @@
 //
 // Options (see Known for the list with what each accepts):
 //
-//	READ_ONLY                    bool    open read-only (a reader); default read-write (the writer)
+//	READ_ONLY                    bool    open read-only (a reader); default read-write (the writer, or a committer with a commit-log provider)
 //	DATA_PATH                    string  recorded when the catalog is created (ducklake_metadata data_path)
 //	FLUSH_INTERVAL_MS            integer writer's WAL upload cadence; 0 = continuous (the default)
 //	READER_POLL_INTERVAL_MS      integer how often a reader looks for new commits (default 10000)
@@ -50,23 +50,6 @@ type Option struct {
 	Name  string
 	Value any
 }
-
-// Role is what an attach does in the lake.
-type Role string
-
-// The roles.
-const (
-	// RoleWriter: a read-write attach on the single-writer path.
-	RoleWriter Role = "writer"
-	// RoleCommitter: a read-write attach of a log-resident lake, committing
-	// through the commit-log provider.
-	RoleCommitter Role = "committer"
-	// RoleReader: a read-only attach.
-	RoleReader Role = "reader"
-	// RoleTailingReader: a read-only attach of a log-resident lake that
-	// tails the commit log (COMMIT_LOG_TAIL).
-	RoleTailingReader Role = "tailing reader"
-)
 
 // Config is a parsed attach.
 type Config struct {
@@ -452,18 +435,14 @@ type Attached struct {
 	Requests, WalRequests *objstore.CountingStore
 }
 
-// Role is the attach's role, as the catalog handle reports it (a holder,
-// which only the library API creates, reports as a committer here).
-func (a *Attached) Role() Role {
-	switch a.Catalog.Role() {
-	case "writer":
-		return RoleWriter
-	case "committer", "holder":
-		return RoleCommitter
-	case "tailing reader":
-		return RoleTailingReader
+// Role is the attach's role, as the catalog handle reports it, except that
+// a holder (which only the library API creates) reports as a committer: an
+// attach is a writer, a committer, a reader or a tailing reader.
+func (a *Attached) Role() core.Role {
+	if r := a.Catalog.Role(); r != core.RoleHolder {
+		return r
 	}
-	return RoleReader
+	return core.RoleCommitter
 }
 
 // Close closes the catalog.

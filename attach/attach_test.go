@@ -203,7 +203,7 @@ func TestOpenWriterThenReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close(ctx)
-	if w.Role() != RoleWriter || w.Catalog.ReadOnly() {
+	if w.Role() != core.RoleWriter || w.Catalog.ReadOnly() {
 		t.Fatalf("role %s", w.Role())
 	}
 	if _, err := w.Catalog.Commit(ctx, func(tx *core.Transaction) error { _, err := tx.CreateSchema("s"); return err }); err != nil {
@@ -223,7 +223,7 @@ func TestOpenWriterThenReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close(ctx)
-	if r.Role() != RoleReader || !r.Catalog.ReadOnly() {
+	if r.Role() != core.RoleReader || !r.Catalog.ReadOnly() {
 		t.Fatalf("role %s", r.Role())
 	}
 	h, err := r.Catalog.Head(ctx)

@@ -1,7 +1,8 @@
 // Package core is moraine's catalog: DuckLake's metadata model (snapshots,
 // schemas, tables, columns, files, statistics, inlined rows, ...) kept in
 // the core/slate engine on an object store, with DuckLake's snapshot
-// semantics, time travel, and the single-writer commit protocol.
+// semantics, time travel, the single-writer commit protocol, and the roles a
+// catalog open takes on a commit log (commitlog.go, commitlog_roles.go).
 //
 // Layout: every record is one engine key (package core/keys) whose value is
 // a framed protobuf message (codec.go). Live versions sit in the current
@@ -49,17 +50,24 @@ const (
 // WriterVersion is recorded in the format record by every writer.
 const WriterVersion = "moraine-go/0.1.0"
 
-// Catalog is an open catalog: read-write (one per store: a newer
-// read-write open fences the older) or read-only (any number).
+// Catalog is an open catalog: read-write or read-only (any number). Without
+// a commit-log provider a read-write open is the single writer (one per
+// store: a newer read-write open fences the older); with one it is a
+// committer, any number of which commit through the log (Role).
 type Catalog struct {
 	store    objstore.Store
 	opts     CatalogOptions
 	log      *slog.Logger
 	readOnly bool
-	db       *slate.DB     // read-write
-	reader   *slate.Reader // read-only
-	format   formatRecord
-	clog     *logState // commit-log machinery (nil without a provider)
+	// db is the writable engine: the single writer's, or a holder's (set by
+	// TakeStore, cleared when the holder gives the store up; read it under
+	// mu, writerDB). nil for readers and for committers.
+	db *slate.DB
+	// reader is the engine reader of a read-only open and of a committer (a
+	// holder keeps it); nil for the single writer.
+	reader *slate.Reader
+	format formatRecord
+	clog   *logState // commit-log machinery (nil without a provider)
 	// fmtMu guards format: commits hold it shared while they prepare and
 	// land (so they maintain the derived indexes of one format), RaiseFormat
 	// exclusively while it rewrites the format record.
@@ -75,8 +83,10 @@ type Catalog struct {
 }
 
 // Open opens the catalog at opts.Path in store for reading and writing,
-// creating it (snapshot 0 with schema "main") when the store is empty. It
-// fences any other read-write open of the same catalog.
+// creating it (snapshot 0 with schema "main") when the store is empty.
+// Without a commit-log provider it is the single writer and fences any other
+// read-write open of the same catalog; with one it is a committer
+// (commitlog_roles.go), and any number of committers commit side by side.
 func Open(ctx context.Context, store objstore.Store, opts CatalogOptions) (*Catalog, error) {
 	opts = opts.withDefaults()
 	if opts.Checkpoint != "" {
@@ -435,7 +445,9 @@ func (c *Catalog) Snapshots(ctx context.Context, from SnapshotID) ([]Snapshot, e
 	return out, err
 }
 
-// Refresh makes a read-only handle poll for new commits now.
+// Refresh makes the handle look for new commits now: a holder first folds
+// what peers landed; a reader, a committer or a holder then polls its
+// engine reader. A single writer is always current.
 func (c *Catalog) Refresh(ctx context.Context) error {
 	if err := c.checkOpen(); err != nil {
 		return err
@@ -476,30 +488,32 @@ func (c *Catalog) Close(ctx context.Context) error {
 	return storeErr(err, "closing")
 }
 
-// Role names what this handle is: "writer" (the single writer), "reader",
-// "tailing reader" (a read-only open tailing a commit log), "committer" (a
-// read-write open on a commit log) or "holder" (a committer holding the
+// Role is what this handle is: RoleWriter (the single writer), RoleReader,
+// RoleTailingReader (a read-only open tailing a commit log), RoleCommitter
+// (a read-write open on a commit log) or RoleHolder (a committer holding the
 // store after TakeStore).
-func (c *Catalog) Role() string {
+func (c *Catalog) Role() Role {
 	switch {
 	case c.clog == nil && c.readOnly:
-		return "reader"
+		return RoleReader
 	case c.clog == nil:
-		return "writer"
+		return RoleWriter
 	case c.readOnly && c.opts.CommitLogTail:
-		return "tailing reader"
+		return RoleTailingReader
 	case c.readOnly:
-		return "reader"
+		return RoleReader
 	case c.writerDB() != nil:
-		return "holder"
+		return RoleHolder
 	}
-	return "committer"
+	return RoleCommitter
 }
 
 // CreateCheckpoint pins the catalog's current state for read-only opens
-// (CatalogOptions.Checkpoint) and returns its id. A single writer flushes
-// first, so the checkpoint holds every commit so far; elsewhere it pins the
-// store's latest durable state. lifetime 0 never expires.
+// (CatalogOptions.Checkpoint) and returns its id. A single writer (or a
+// holder) flushes first, so the checkpoint holds every commit so far; a
+// committer first folds the log into the store, so it holds the slots
+// landed by then; a reader's pins the store's latest durable state.
+// lifetime 0 never expires.
 func (c *Catalog) CreateCheckpoint(ctx context.Context, lifetime time.Duration) (string, error) {
 	if err := c.checkOpen(); err != nil {
 		return "", err

@@ -739,7 +739,7 @@ func TestCheckpointPinsAReadOnlyOpen(t *testing.T) {
 	if _, ok := s.TableByName("main", "after"); ok {
 		t.Fatal("the pinned reader sees a commit made after its checkpoint")
 	}
-	if r := pinned.Role(); r != "reader" || c.Role() != "writer" {
+	if r := pinned.Role(); r != core.RoleReader || c.Role() != core.RoleWriter {
 		t.Fatalf("roles %q and %q", pinned.Role(), c.Role())
 	}
 	if _, err := core.OpenReadOnly(bg, store, core.CatalogOptions{Checkpoint: "0b8a8d5e-1b0c-4f0e-9b1a-1c2d3e4f5a6b"}); !errors.Is(err, core.NotFound) {

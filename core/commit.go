@@ -4,7 +4,6 @@ import (
 	"context"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/moraine-go/moraine/core/keys"
@@ -351,66 +350,6 @@ func (t *Transaction) finish() {
 	}
 	t.finishNames()
 	t.next.snap = snap
-}
-
-// finishNames rewrites the name-directory slots the transaction touched.
-func (t *Transaction) finishNames() {
-	if t.format >= FormatNameDirectory {
-		slots := make([]nameSlot, 0, len(t.nameSlots))
-		for s := range t.nameSlots {
-			slots = append(slots, s)
-		}
-		sort.Slice(slots, func(i, j int) bool {
-			a, b := slots[i], slots[j]
-			if a.kind != b.kind {
-				return a.kind < b.kind
-			}
-			if a.parent != b.parent {
-				return a.parent < b.parent
-			}
-			return a.hash < b.hash
-		})
-		for _, s := range slots {
-			entries := t.next.nameEntries(s)
-			key := keys.NameDirHash(s.kind, s.parent, s.hash)
-			if len(entries) == 0 {
-				t.del(key)
-			} else {
-				t.put(key, encodeNameDir(entries))
-			}
-		}
-	}
-}
-
-// touchName marks a name-directory slot for rewriting at finish.
-func (t *Transaction) touchName(kind keys.NameKind, parent uint64, name string) {
-	t.nameSlots[nameSlot{kind: kind, parent: parent, hash: keys.NameHash(name)}] = true
-}
-
-// nameEntries lists the live names (and ids) that hash into slot.
-func (s *CatalogSnapshot) nameEntries(slot nameSlot) []nameDirEntry {
-	var out []nameDirEntry
-	add := func(name string, id uint64) {
-		if keys.NameHash(name) == slot.hash {
-			out = append(out, nameDirEntry{Name: name, ID: id})
-		}
-	}
-	switch slot.kind {
-	case keys.NameSchema:
-		for name, id := range s.schemaByName {
-			add(name, uint64(id))
-		}
-	case keys.NameTable:
-		for name, id := range s.tableByName[SchemaID(slot.parent)] {
-			add(name, uint64(id))
-		}
-	case keys.NameView:
-		for name, id := range s.viewByName[SchemaID(slot.parent)] {
-			add(name, uint64(id))
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
 }
 
 // Begin starts an explicit transaction at the current head: verbs apply to

@@ -665,7 +665,7 @@ func crashCommitSweep(t *testing.T, what string, fresh func() objstore.Store, la
 			role := c.Role()
 			c.Close(bg)
 			completed := !faulty.Frozen()
-			if completed && (len(acked) != len(attempted) || len(acked) < 2 || held != hold || (hold && role != "holder")) {
+			if completed && (len(acked) != len(attempted) || len(acked) < 2 || held != hold || (hold && role != core.RoleHolder)) {
 				t.Fatalf("%s: unfrozen, yet acked %v, held %v (role %s)", label, acked, held, role)
 			}
 

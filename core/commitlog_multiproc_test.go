@@ -462,7 +462,7 @@ func (w *writeLog) Delete(ctx context.Context, key string) error {
 }
 
 // waitRole waits (bounded) until c's role is want.
-func waitRole(t *testing.T, c *core.Catalog, want string) {
+func waitRole(t *testing.T, c *core.Catalog, want core.Role) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for c.Role() != want {
@@ -491,7 +491,7 @@ func fencedHolder(t *testing.T, store objstore.Store, rec *offerLog) (*core.Cata
 	if err := a.TakeStore(bg); err != nil {
 		t.Fatal(err)
 	}
-	if a.Role() != "holder" {
+	if a.Role() != core.RoleHolder {
 		t.Fatalf("role %q after TakeStore, want holder", a.Role())
 	}
 	n := len(rec.all())
@@ -529,7 +529,7 @@ func fencedHolder(t *testing.T, store objstore.Store, rec *offerLog) (*core.Cata
 // held the store).
 func afterTheFence(t *testing.T, store objstore.Store, a *core.Catalog, wl *writeLog, rec *offerLog, tb core.TableID, fencerSlot uint64, tree string, manifest slate.ManifestInfo) {
 	t.Helper()
-	waitRole(t, a, "committer")
+	waitRole(t, a, core.RoleCommitter)
 	n := len(rec.all())
 	commit(t, a, insertInto(tb, "a-after.parquet"))
 	offers := rec.since(n)
@@ -543,7 +543,7 @@ func afterTheFence(t *testing.T, store objstore.Store, a *core.Catalog, wl *writ
 	if got := readSlot(t, store, won.Slot).TxnID; got != won.TxnID {
 		t.Fatalf("slot %d holds %s, not the fenced holder's commit", won.Slot, got)
 	}
-	if a.Role() != "committer" {
+	if a.Role() != core.RoleCommitter {
 		t.Fatalf("role %q after committing, want committer", a.Role())
 	}
 	if err := a.Close(bg); err != nil {

@@ -652,7 +652,7 @@ func TestHolderWhoseWonSlotFailsToApplyReportsOutcomeUnknownAndAReopenFoldsIt(t 
 		t.Fatal(err)
 	}
 	commit(t, h, insertInto(table, "applied.parquet"))
-	if h.Role() != "holder" {
+	if h.Role() != core.RoleHolder {
 		t.Fatalf("role %q, want holder", h.Role())
 	}
 	fail.Store(true)
@@ -733,7 +733,7 @@ func TestNoCommitLogProviderIsRegisteredInTheUnitTestBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close(bg)
-	if c.Role() != "writer" {
+	if c.Role() != core.RoleWriter {
 		t.Fatalf("a provider-less open is a %q, want the single writer", c.Role())
 	}
 }

@@ -44,14 +44,6 @@ const (
 	seqBaseHeadroom      = 1 << 32 // seqs kept free above the store's at adoption
 )
 
-type logRole int
-
-const (
-	logReader logRole = iota
-	logCommitter
-	logHolder
-)
-
 // logState is a catalog open's commit-log machinery.
 type logState struct {
 	c         *Catalog
@@ -62,7 +54,7 @@ type logState struct {
 	path      string
 
 	mu   sync.Mutex
-	role logRole
+	role Role
 	// behind is set when a commit of this committer lost its slot: peers
 	// are committing, so the next read of the head tails the log first
 	// instead of waiting for the poll (a retry prepared against the head
@@ -135,7 +127,7 @@ func openLogReader(ctx context.Context, store objstore.Store, opts CatalogOption
 		return nil, storeErr(err, "opening the catalog at %s (path %q) read-only over the commit log", store, opts.Path)
 	}
 	c := &Catalog{store: es, opts: opts, log: opts.Logger, readOnly: true, reader: r}
-	c.clog = &logState{c: c, p: p, logStore: ls, path: opts.Path, role: logReader}
+	c.clog = &logState{c: c, p: p, logStore: ls, path: opts.Path, role: RoleReader}
 	err = c.loadFormat(ctx, r, true)
 	if err == nil {
 		err = c.noteEmpty(ctx)
@@ -193,7 +185,7 @@ func openCommitter(ctx context.Context, store objstore.Store, opts CatalogOption
 		opts.MaxCommitAttempts = 0 // bounded by CommitLogRetryBudget (runBatch)
 	}
 	c := &Catalog{store: es, opts: opts, log: opts.Logger}
-	l := &logState{c: c, p: p, committer: committer, logStore: ls, path: opts.Path, role: logCommitter, stop: make(chan struct{})}
+	l := &logState{c: c, p: p, committer: committer, logStore: ls, path: opts.Path, role: RoleCommitter, stop: make(chan struct{})}
 	c.clog = l
 	base, ok, err := committer.Base(ctx)
 	if err != nil {
@@ -512,7 +504,7 @@ func (l *logState) newSession(ctx context.Context) (session, error) {
 	role := l.role
 	l.mu.Unlock()
 	c := l.c
-	if role == logHolder {
+	if role == RoleHolder {
 		db := c.writerDB()
 		if reason := db.CloseReason(); reason != nil {
 			// Another process took the store: give it up and commit
@@ -841,7 +833,7 @@ func (c *Catalog) TakeStore(ctx context.Context) error {
 	c.held = nil
 	c.mu.Unlock()
 	l.mu.Lock()
-	l.role = logHolder
+	l.role = RoleHolder
 	l.mu.Unlock()
 	poll := c.opts.CommitLogFoldPoll
 	if poll == 0 {
@@ -918,7 +910,7 @@ func (l *logState) giveUp(reason error) {
 	c.held = nil
 	c.mu.Unlock()
 	l.mu.Lock()
-	l.role = logCommitter
+	l.role = RoleCommitter
 	l.mu.Unlock()
 	if db != nil {
 		db.Close(context.Background())

@@ -167,7 +167,7 @@ func TestLostRaceFoldsThePeersSlotBeforeTheRetryLandsAfterIt(t *testing.T) {
 	if err := holder.TakeStore(bg); err != nil {
 		t.Fatal(err)
 	}
-	if holder.Role() != "holder" {
+	if holder.Role() != core.RoleHolder {
 		t.Fatalf("role %q after TakeStore", holder.Role())
 	}
 	// (Snapshot, not Head: Head on a writer whose held view is unset

@@ -114,8 +114,10 @@ func refuseLogResident(f *formatRecord, needs string) error {
 // validateFormat is validate_format, run by every open path, in this
 // order: an unknown future format, then a catalog in the middle of a
 // migration, then a log-resident catalog when no commit-log provider is
-// present. hasProvider is false until the commit-log boundary lands; the
-// provider-aware opens will pass true.
+// present. hasProvider is true on the opens that go through a commit-log
+// provider (loadFormat's callers in commitlog_roles.go) and on MoveWal,
+// which refuses a log-resident catalog itself; the single writer and a
+// provider-less read-only open pass false.
 func validateFormat(ctx context.Context, kv kvReader, f *formatRecord, hasProvider bool) error {
 	if err := checkKnownFormat(f); err != nil {
 		return err

@@ -174,17 +174,6 @@ func populateFixture(c *core.Catalog) error {
 	return nil
 }
 
-// legacyLake creates a catalog at an older format holding populateFixture's
-// content.
-func legacyLake(t *testing.T, format uint64, origin *uint64) objstore.Store {
-	t.Helper()
-	store := objstore.NewMemory(0)
-	if err := core.CreateLegacyForTest(bg, store, core.CatalogOptions{}, format, origin, populateFixture); err != nil {
-		t.Fatalf("creating a format-%d catalog: %v", format, err)
-	}
-	return store
-}
-
 func materializeAll(t *testing.T, store objstore.Store) core.Materialized {
 	t.Helper()
 	m, err := core.MaterializeForTest(bg, store, "")
@@ -670,7 +659,7 @@ func TestRaiseFormat(t *testing.T) {
 	}
 }
 
-// copyStore copies every object of a memory store into a new one.
+// copyMemoryStore copies every object of a store into a new memory store.
 func copyMemoryStore(t *testing.T, src objstore.Store) objstore.Store {
 	t.Helper()
 	dst := objstore.NewMemory(0)

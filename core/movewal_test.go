@@ -229,10 +229,8 @@ func TestMoveWalStoreRefusals(t *testing.T) {
 		}
 	}
 	t.Run("legacy log-resident format 10", func(t *testing.T) {
-		main, wal := moveWalStores(t)
-		if err := core.CreateLegacyForTest(bg, main, core.CatalogOptions{}, core.FormatLegacyLog, nil, nil); err != nil {
-			t.Fatal(err)
-		}
+		_, wal := moveWalStores(t)
+		main := legacyLakeOf(t, "small", core.FormatLegacyLog, nil)
 		logResident(t, main, wal, "format 10, a legacy log-resident catalog")
 	})
 	t.Run("format 12 with an origin", func(t *testing.T) {

@@ -1,7 +1,8 @@
 package core
 
-// namedir.go: lookups by name and by data file that read the derived
-// indexes directly instead of materializing the catalog.
+// namedir.go: the name directory's writes (the slots a transaction touched,
+// rewritten at finish), and lookups by name and by data file that read the
+// derived indexes directly instead of materializing the catalog.
 //
 //   - Name directory (format 11+, index 07 04): one key per (kind, parent,
 //     FNV-1a hash of the name) whose value lists every live {name, id}
@@ -213,4 +214,64 @@ func (c *Catalog) DeleteFilesOf(ctx context.Context, table TableID, file DataFil
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
+}
+
+// finishNames rewrites the name-directory slots the transaction touched.
+func (t *Transaction) finishNames() {
+	if t.format >= FormatNameDirectory {
+		slots := make([]nameSlot, 0, len(t.nameSlots))
+		for s := range t.nameSlots {
+			slots = append(slots, s)
+		}
+		sort.Slice(slots, func(i, j int) bool {
+			a, b := slots[i], slots[j]
+			if a.kind != b.kind {
+				return a.kind < b.kind
+			}
+			if a.parent != b.parent {
+				return a.parent < b.parent
+			}
+			return a.hash < b.hash
+		})
+		for _, s := range slots {
+			entries := t.next.nameEntries(s)
+			key := keys.NameDirHash(s.kind, s.parent, s.hash)
+			if len(entries) == 0 {
+				t.del(key)
+			} else {
+				t.put(key, encodeNameDir(entries))
+			}
+		}
+	}
+}
+
+// touchName marks a name-directory slot for rewriting at finish.
+func (t *Transaction) touchName(kind keys.NameKind, parent uint64, name string) {
+	t.nameSlots[nameSlot{kind: kind, parent: parent, hash: keys.NameHash(name)}] = true
+}
+
+// nameEntries lists the live names (and ids) that hash into slot.
+func (s *CatalogSnapshot) nameEntries(slot nameSlot) []nameDirEntry {
+	var out []nameDirEntry
+	add := func(name string, id uint64) {
+		if keys.NameHash(name) == slot.hash {
+			out = append(out, nameDirEntry{Name: name, ID: id})
+		}
+	}
+	switch slot.kind {
+	case keys.NameSchema:
+		for name, id := range s.schemaByName {
+			add(name, uint64(id))
+		}
+	case keys.NameTable:
+		for name, id := range s.tableByName[SchemaID(slot.parent)] {
+			add(name, uint64(id))
+		}
+	case keys.NameView:
+		for name, id := range s.viewByName[SchemaID(slot.parent)] {
+			add(name, uint64(id))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }

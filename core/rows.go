@@ -3,10 +3,11 @@ package core
 // rows.go is the row-level entry point. DuckLake writes its catalog as rows
 // it computed itself: the ids it allocated (from next_catalog_id and
 // next_file_id, column ids per table), the snapshot record with its
-// changes_made, schema versions, statistics. The verbs of txn.go allocate
-// ids and derive all of that, so DuckLake's rows go through this entry
-// point instead: a transaction from BeginRows stages entities exactly as
-// given (Put* and Delete*), checks what the catalog's own structure needs
+// changes_made, schema versions, statistics. The Transaction verbs
+// (txn_schema.go, txn_files.go, txn_meta.go) allocate ids and derive all
+// of that, so DuckLake's rows go through this entry point instead: a
+// transaction from BeginRows stages entities exactly as given (Put* and
+// Delete*), checks what the catalog's own structure needs
 // (one live version per entity, names unique among the live ones, the
 // snapshot that follows the head), and lands as one batch like any
 // explicit transaction. Package ducklake translates DuckLake's rows into

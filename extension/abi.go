@@ -254,18 +254,22 @@ func moraine_catalog_info(catalog C.moraine_catalog, out *C.moraine_info, cerr *
 	if err != nil {
 		return setError(cerr, err)
 	}
-	role := C.MORAINE_ROLE_WRITER
-	switch a.Role() {
-	case attach.RoleReader:
+	var role C.int32_t
+	switch r := a.Role(); r {
+	case core.RoleWriter:
+		role = C.MORAINE_ROLE_WRITER
+	case core.RoleReader:
 		role = C.MORAINE_ROLE_READER
-	case attach.RoleTailingReader:
+	case core.RoleTailingReader:
 		role = C.MORAINE_ROLE_TAILING_READER
-	case attach.RoleCommitter:
+	case core.RoleCommitter, core.RoleHolder:
 		role = C.MORAINE_ROLE_COMMITTER
+	default:
+		return setError(cerr, &core.Error{Kind: core.Internal, Msg: fmt.Sprintf("moraine_catalog_info: role %v has no MORAINE_ROLE_* code", r)})
 	}
 	commits, conflicts := a.lake.Counts()
 	*out = C.moraine_info{
-		role:             C.int32_t(role),
+		role:             role,
 		read_only:        C.bool(a.Config.ReadOnly),
 		commits:          C.uint64_t(commits),
 		commit_conflicts: C.uint64_t(conflicts),

@@ -3,48 +3,20 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/moraine-go/moraine/core"
-	"github.com/moraine-go/moraine/core/objstore"
+	"github.com/moraine-go/moraine/internal/testutil/lakes"
 )
 
-// legacyLake creates a local lake at an older format with a little
-// content: a schema, a table with a data file and a delete file, a view.
-func legacyLake(t *testing.T, format uint64, origin *uint64) string {
+// legacyLake is a copy of a local lake at an older format with a little
+// content: a schema, a table with a data file and a delete file, a view
+// (core's populateSmall wrote it). It returns the lake's directory.
+func legacyLake(t *testing.T, format uint64) string {
 	t.Helper()
-	dir := t.TempDir()
-	store, err := objstore.NewLocal(dir, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = core.CreateLegacyForTest(context.Background(), store, core.CatalogOptions{}, format, origin, func(c *core.Catalog) error {
-		_, err := c.Commit(context.Background(), func(tx *core.Transaction) error {
-			s, err := tx.CreateSchema("sales")
-			if err != nil {
-				return err
-			}
-			tb, err := tx.CreateTable(s, "orders", []core.ColumnDef{{Name: "a", Type: "int64"}})
-			if err != nil {
-				return err
-			}
-			f, err := tx.RegisterDataFile(core.DataFileDef{TableID: tb, Path: "f.parquet", RecordCount: 3})
-			if err != nil {
-				return err
-			}
-			if _, err := tx.RegisterDeleteFile(core.DeleteFileDef{TableID: tb, DataFileID: f, Path: "d.parquet", DeleteCount: 1}); err != nil {
-				return err
-			}
-			_, err = tx.CreateView(s, "v", "SELECT 1", "", "")
-			return err
-		})
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return lakes.Legacy(t, fmt.Sprintf("small-%d", format))
 }
 
 func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -64,7 +36,7 @@ func wantContains(t *testing.T, what, text string, subs ...string) {
 }
 
 func TestMigrateCommand(t *testing.T) {
-	dir := legacyLake(t, core.FormatLegacy, nil)
+	dir := legacyLake(t, core.FormatLegacy)
 
 	code, out, errs := runCmd(t, "inspect", dir)
 	if code != 0 {
@@ -101,7 +73,7 @@ func TestMigrateCommand(t *testing.T) {
 }
 
 func TestMigrateCommandRefusesLogResidentLakes(t *testing.T) {
-	dir := legacyLake(t, core.FormatLegacyLog, nil)
+	dir := legacyLake(t, core.FormatLegacyLog)
 	code, out, errs := runCmd(t, "migrate", dir)
 	if code != 1 || out != "" {
 		t.Fatalf("migrate of a log-resident lake: exit %d, output %q", code, out)

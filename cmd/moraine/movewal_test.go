@@ -95,7 +95,7 @@ func TestMoveWalCommand(t *testing.T) {
 	wantContains(t, "inspect after the move back", out, "sales", "ops")
 
 	// Refusals: a log-resident lake, and bad usage.
-	legacy := legacyLake(t, core.FormatLegacyLog, nil)
+	legacy := legacyLake(t, core.FormatLegacyLog)
 	code, _, errs = runCmd(t, "move-wal", legacy, t.TempDir())
 	if code != 1 {
 		t.Fatalf("move-wal of a log-resident lake: %d", code)

@@ -299,7 +299,7 @@ func lakeFunctions() []*Function {
 					return nil, err
 				}
 				format, _ := l.Catalog.Format()
-				return &Table{Columns: a.fn.Columns, Rows: [][]any{{l.Name, string(l.Role()), format, uint64(h.SnapshotID)}}}, nil
+				return &Table{Columns: a.fn.Columns, Rows: [][]any{{l.Name, l.Role().String(), format, uint64(h.SnapshotID)}}}, nil
 			},
 		},
 		{
@@ -379,7 +379,7 @@ func lakeFunctions() []*Function {
 						wal = c.WalStore
 					}
 					t.Rows = append(t.Rows, []any{
-						l.Name, c.Path, string(l.Role()), c.ReadOnly, format, uint64(h.SnapshotID), dataPath, wal,
+						l.Name, c.Path, l.Role().String(), c.ReadOnly, format, uint64(h.SnapshotID), dataPath, wal,
 						ms("FLUSH_INTERVAL_MS", int64(c.Catalog.FlushInterval)), ms("READER_POLL_INTERVAL_MS", int64(c.Catalog.ReaderPollInterval)),
 						ckpt, c.Catalog.CommitLogTail, ms("COMMIT_LOG_POLL_INTERVAL_MS", int64(c.Catalog.CommitLogPollInterval)),
 						strings.Join(c.Given, ","),

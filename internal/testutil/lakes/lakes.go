@@ -4,6 +4,9 @@ package lakes
 
 import (
 	"context"
+	"embed"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -55,6 +58,34 @@ func FutureFormat(t testing.TB) string {
 	// Check the stamp took: this build must refuse the lake.
 	if _, err := core.OpenReadOnly(ctx, store, core.CatalogOptions{}); err == nil || core.KindOf(err) != core.Migration {
 		t.Fatalf("the future-format lake opens read-only: %v", err)
+	}
+	return dir
+}
+
+// legacy holds lakes at the older formats 9, 10 and 11, each a local store's
+// directory, written once by core's TestWriteLegacyLakes (which says how to
+// write them again). "all:" keeps the local store's escaped names that
+// begin with a dot or an underscore.
+//
+//go:embed all:testdata/legacy
+var legacy embed.FS
+
+// Legacy copies the legacy lake name (a directory of testdata/legacy, e.g.
+// "full-9") into a fresh directory and returns it: a local store holding a
+// catalog at that lake's older format, for migration tests and the format
+// refusals.
+func Legacy(t testing.TB, name string) string {
+	t.Helper()
+	src, err := fs.Sub(legacy, "testdata/legacy/"+name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fs.Stat(src, "."); err != nil {
+		t.Fatalf("no legacy lake %q in internal/testutil/lakes/testdata/legacy: %v", name, err)
+	}
+	dir := filepath.Join(t.TempDir(), name)
+	if err := os.CopyFS(dir, src); err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }

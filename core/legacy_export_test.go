@@ -9,14 +9,13 @@ import (
 	"github.com/moraine-go/moraine/core/slate"
 )
 
-// legacyWriterVersion is what CreateLegacyForTest records as the writer.
+// legacyWriterVersion is what WriteLegacyLakeForTest records as the writer.
 const legacyWriterVersion = "moraine-go/legacy-fixture"
 
-// CreateLegacyForTest creates, in a store holding no catalog at opts.Path,
-// a catalog at an older format exactly as an older build would have left
-// it, so tests (this package's, the command's, the extension's) can
-// exercise migration and the format refusals. It is a testing aid: never
-// point it at a real lake.
+// WriteLegacyLakeForTest creates, in a store holding no catalog at
+// opts.Path, a catalog at an older format exactly as an older build would
+// have left it. Only TestWriteLegacyLakes calls it, to write the lakes in
+// internal/testutil/lakes/testdata/legacy once; tests open those copies.
 //
 // format is 9, 10 or 11. populate, if not nil, runs on a read-write handle
 // whose commits maintain only that format's derived indexes: at 9 and 10
@@ -26,7 +25,7 @@ const legacyWriterVersion = "moraine-go/legacy-fixture"
 // is recorded as its commit_log_batch_origin (at 10 or 11: a log-resident
 // catalog every open without a provider refuses). The handle is closed on
 // return.
-func CreateLegacyForTest(ctx context.Context, store objstore.Store, opts CatalogOptions, format uint64, origin *uint64, populate func(*Catalog) error) error {
+func WriteLegacyLakeForTest(ctx context.Context, store objstore.Store, opts CatalogOptions, format uint64, origin *uint64, populate func(*Catalog) error) error {
 	switch format {
 	case FormatLegacy, FormatLegacyLog, FormatNameDirectory:
 	default:

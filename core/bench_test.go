@@ -40,20 +40,7 @@ func BenchmarkCommit(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer c.Close(bg)
-				tables := make([]core.TableID, writers)
-				if _, err := c.Commit(bg, func(tx *core.Transaction) error {
-					main, _ := tx.Snapshot().SchemaByName("main")
-					for i := range tables {
-						id, err := tx.CreateTable(main.ID, fmt.Sprintf("t%d", i), []core.ColumnDef{{Name: "a", Type: "int64"}})
-						if err != nil {
-							return err
-						}
-						tables[i] = id
-					}
-					return nil
-				}); err != nil {
-					b.Fatal(err)
-				}
+				tables := createTables(b, c, writers)
 				before := counting.Snapshot()
 				b.ResetTimer()
 				var wg sync.WaitGroup
@@ -87,4 +74,25 @@ func BenchmarkCommit(b *testing.B) {
 			})
 		}
 	}
+}
+
+// createTables creates tables t0..t<n-1> (one column a int64) in one
+// commit through c.
+func createTables(tb testing.TB, c *core.Catalog, n int) []core.TableID {
+	tb.Helper()
+	tables := make([]core.TableID, n)
+	if _, err := c.Commit(bg, func(tx *core.Transaction) error {
+		main, _ := tx.Snapshot().SchemaByName("main")
+		for i := range tables {
+			id, err := tx.CreateTable(main.ID, fmt.Sprintf("t%d", i), []core.ColumnDef{{Name: "a", Type: "int64"}})
+			if err != nil {
+				return err
+			}
+			tables[i] = id
+		}
+		return nil
+	}); err != nil {
+		tb.Fatal(err)
+	}
+	return tables
 }

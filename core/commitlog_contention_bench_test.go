@@ -147,20 +147,7 @@ func contentionSetup(b *testing.B, store objstore.Store, writers int) []core.Tab
 		b.Fatal(err)
 	}
 	defer setup.Close(bg)
-	tables := make([]core.TableID, writers)
-	if _, err := setup.Commit(bg, func(tx *core.Transaction) error {
-		main, _ := tx.Snapshot().SchemaByName("main")
-		for i := range tables {
-			id, err := tx.CreateTable(main.ID, fmt.Sprintf("t%d", i), []core.ColumnDef{{Name: "a", Type: "int64"}})
-			if err != nil {
-				return err
-			}
-			tables[i] = id
-		}
-		return nil
-	}); err != nil {
-		b.Fatal(err)
-	}
+	tables := createTables(b, setup, writers)
 	return tables
 }
 

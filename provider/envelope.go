@@ -57,6 +57,18 @@ const (
 	fFloorSlot protowire.Number = 1 // Floor
 )
 
+// uuidField decodes a 16-byte id field into dst.
+func uuidField(what, name string, num protowire.Number, typ protowire.Type, bs []byte, dst *uuid.UUID) error {
+	if typ != protowire.BytesType {
+		return wrongType(what, num, typ)
+	}
+	if len(bs) != len(dst) {
+		return corruptf("%s: %s is %d bytes, want 16", what, name, len(bs))
+	}
+	*dst = uuid.UUID(bs)
+	return nil
+}
+
 // frame wraps payload with magic, version and checksum.
 func frame(magic [4]byte, payload []byte) []byte {
 	b := make([]byte, 0, headerLen+len(payload))
@@ -215,22 +227,10 @@ func decodeSlot(data []byte) (core.LogBatch, *core.LogBase, error) {
 	err = fields(what, payload, func(num protowire.Number, typ protowire.Type, v uint64, bs []byte) error {
 		switch num {
 		case fTxnID:
-			if typ != protowire.BytesType {
-				return wrongType(what, num, typ)
-			}
-			if len(bs) != len(batch.TxnID) {
-				return corruptf("%s: txn id is %d bytes, want 16", what, len(bs))
-			}
-			batch.TxnID = uuid.UUID(bs)
 			sawTxn = true
+			return uuidField(what, "txn id", num, typ, bs, &batch.TxnID)
 		case fCommitter:
-			if typ != protowire.BytesType {
-				return wrongType(what, num, typ)
-			}
-			if len(bs) != len(batch.Committer) {
-				return corruptf("%s: committer id is %d bytes, want 16", what, len(bs))
-			}
-			batch.Committer = uuid.UUID(bs)
+			return uuidField(what, "committer id", num, typ, bs, &batch.Committer)
 		case fSlot:
 			if typ != protowire.VarintType {
 				return wrongType(what, num, typ)

@@ -192,7 +192,7 @@ func (c *Catalog) bootstrap(ctx context.Context) error {
 	txn.Put(keys.CurrentSchema(0), encodeSchema(main))
 	txn.Put(keys.NameDir(keys.NameSchema, 0, "main"), encodeNameDir([]nameDirEntry{{Name: "main", ID: 0}}))
 	txn.Put(keys.CurrentOption(uint64(ScopeGlobal), 0), encodeOptions(global))
-	txn.Put(keys.Head(), encodeHead(&headRecord{SnapshotID: 0, BatchSeq: 0}))
+	txn.Put(headStamp(Head{}))
 	if _, err := txn.Commit(ctx, slate.WriteOptions{}); err != nil {
 		if errors.Is(err, slate.ErrFenced) {
 			return wrapf(OpenRaced, err, "a concurrent open created or took this catalog first; open again")

@@ -305,3 +305,14 @@ func deletesOverlap(a, b []DataFileID) bool {
 	}
 	return false
 }
+
+// changeSetOf describes a concurrent snapshot for classification, from its
+// changes_made string (an unparseable one conflicts with everything) and
+// its delete targets.
+func changeSetOf(id SnapshotID, changesMade string, deleted []DataFileID) changeSet {
+	chs, err := parseChanges(changesMade)
+	if err != nil {
+		chs = []change{{Kind: "unparseable"}}
+	}
+	return changeSet{Snapshot: id, Changes: chs, DeletedFiles: deleted}
+}

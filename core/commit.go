@@ -129,11 +129,9 @@ func (c *Catalog) runBatch(ctx context.Context, reqs []*commitReq) {
 // processes' commits, counts time (CommitLogRetryBudget), and attempts too
 // when MaxCommitAttempts was set.
 func (c *Catalog) retryBudgetSpent(r *commitReq) error {
-	if c.clog == nil || c.opts.MaxCommitAttempts > 0 {
-		if r.attempts >= c.opts.MaxCommitAttempts {
-			return errorf(RetryExhausted, "the commit lost %d races to concurrent commits in %v (MaxCommitAttempts %d); try again later",
-				r.attempts, time.Since(r.since).Round(time.Millisecond), c.opts.MaxCommitAttempts)
-		}
+	if n, ok := c.opts.attemptBound(c.clog != nil); ok && r.attempts >= n {
+		return errorf(RetryExhausted, "the commit lost %d races to concurrent commits in %v (MaxCommitAttempts %d); try again later",
+			r.attempts, time.Since(r.since).Round(time.Millisecond), n)
 	}
 	if c.clog != nil && c.opts.CommitLogRetryBudget > 0 {
 		if spent := time.Since(r.since); spent >= c.opts.CommitLogRetryBudget {
@@ -302,11 +300,7 @@ func (c *Catalog) intervening(ctx context.Context, after SnapshotID) ([]changeSe
 	}
 	var out []changeSet
 	for _, s := range snaps {
-		chs, err := parseChanges(s.ChangesMade)
-		if err != nil {
-			chs = []change{{Kind: "unparseable"}}
-		}
-		out = append(out, changeSet{Snapshot: s.ID, Changes: chs, DeletedFiles: s.DeletedDataFiles})
+		out = append(out, changeSetOf(s.ID, s.ChangesMade, s.DeletedDataFiles))
 	}
 	// Schema names of dropped schemas come from the time before the drop.
 	names := map[SchemaID]string{}

@@ -35,13 +35,9 @@ import (
 )
 
 const (
-	defaultFoldSlots     = 64
-	defaultLogRetention  = 10 * time.Minute
-	defaultFoldPoll      = time.Second
-	defaultCommitLogPoll = time.Second
-	servedWait           = 30 * time.Second
-	walBaseHeadroom      = 1 << 20 // WAL ids kept free above the store's own WAL at adoption
-	seqBaseHeadroom      = 1 << 32 // seqs kept free above the store's at adoption
+	servedWait      = 30 * time.Second
+	walBaseHeadroom = 1 << 20 // WAL ids kept free above the store's own WAL at adoption
+	seqBaseHeadroom = 1 << 32 // seqs kept free above the store's at adoption
 )
 
 // logState is a catalog open's commit-log machinery.
@@ -74,16 +70,6 @@ func logStoreFor(store objstore.Store, opts CatalogOptions) objstore.Store {
 		return engineStore(opts.WalStore, opts)
 	}
 	return engineStore(store, opts)
-}
-
-func (o CatalogOptions) foldSlots() uint64 {
-	if o.CommitLogFoldSlots < 0 {
-		return 0
-	}
-	if o.CommitLogFoldSlots == 0 {
-		return defaultFoldSlots
-	}
-	return uint64(o.CommitLogFoldSlots)
 }
 
 // plugOptions are the engine options of a store opened over the log.
@@ -181,9 +167,6 @@ func openCommitter(ctx context.Context, store objstore.Store, opts CatalogOption
 	if committer == nil {
 		return nil, errorf(Configuration, "the commit-log provider is reader-only (it has no committer): open the catalog read-only, or use a provider that can commit")
 	}
-	if !opts.explicitAttempts {
-		opts.MaxCommitAttempts = 0 // bounded by CommitLogRetryBudget (runBatch)
-	}
 	c := &Catalog{store: es, opts: opts, log: opts.Logger}
 	l := &logState{c: c, p: p, committer: committer, logStore: ls, path: opts.Path, role: RoleCommitter, stop: make(chan struct{})}
 	c.clog = l
@@ -198,9 +181,6 @@ func openCommitter(ctx context.Context, store objstore.Store, opts CatalogOption
 	}
 	l.base = base
 	poll := opts.CommitLogPollInterval
-	if poll == 0 {
-		poll = defaultCommitLogPoll
-	}
 	// An idle committer makes no request of the log (Lazy); a read
 	// refreshes first (Catalog.Snapshot), a commit tails until served.
 	// Every slot the reader is served is checked (slotcheck.go): a slot
@@ -434,11 +414,7 @@ func (l *logState) fold(ctx context.Context) (FoldReport, error) {
 	if rep.ThroughSlot+1 > rep.FromSlot {
 		rep.Applied = rep.ThroughSlot + 1 - rep.FromSlot
 	}
-	retention := c.opts.CommitLogRetention
-	if retention == 0 {
-		retention = defaultLogRetention
-	}
-	gcr, err := db.RunGC(ctx, slate.GCOptions{MinAge: retention})
+	gcr, err := db.RunGC(ctx, slate.GCOptions{MinAge: c.opts.CommitLogRetention})
 	if err != nil {
 		c.log.Warn("moraine: truncating the commit log after a fold failed; the next fold retries", "err", err)
 	} else {
@@ -544,7 +520,8 @@ func logWrites(b *preparedBatch) []LogWrite {
 	for _, w := range b.writes {
 		out = append(out, LogWrite{Key: w.key, Value: w.value, Delete: w.value == nil})
 	}
-	out = append(out, LogWrite{Key: keys.Head(), Value: encodeHead(&headRecord{SnapshotID: b.newHead.SnapshotID, BatchSeq: b.newHead.BatchSeq})})
+	k, v := headStamp(b.newHead)
+	out = append(out, LogWrite{Key: k, Value: v})
 	return out
 }
 
@@ -623,11 +600,7 @@ func (s *logSession) lostTo(ctx context.Context, b *preparedBatch, landed []LogB
 	}
 	theirs := make([]changeSet, 0, len(landed))
 	for _, lb := range landed {
-		chs, perr := parseChanges(lb.ChangesMade)
-		if perr != nil {
-			chs = []change{{Kind: "unparseable"}}
-		}
-		theirs = append(theirs, changeSet{Snapshot: lb.Head.SnapshotID + 1, Changes: chs, DeletedFiles: lb.DeletedDataFiles})
+		theirs = append(theirs, changeSetOf(lb.Head.SnapshotID+1, lb.ChangesMade, lb.DeletedDataFiles))
 	}
 	names := map[SchemaID]string{}
 	var view *CatalogSnapshot
@@ -835,12 +808,8 @@ func (c *Catalog) TakeStore(ctx context.Context) error {
 	l.mu.Lock()
 	l.role = RoleHolder
 	l.mu.Unlock()
-	poll := c.opts.CommitLogFoldPoll
-	if poll == 0 {
-		poll = defaultFoldPoll
-	}
 	l.wg.Add(1)
-	go l.idlePoll(poll)
+	go l.idlePoll(c.opts.CommitLogFoldPoll)
 	return nil
 }
 

@@ -390,7 +390,7 @@ func stampHead(ctx context.Context, txn *slate.Txn) error {
 	if err != nil {
 		return err
 	}
-	txn.Put(keys.Head(), encodeHead(&headRecord{SnapshotID: h.SnapshotID, BatchSeq: h.BatchSeq + 1}))
+	txn.Put(headStamp(Head{SnapshotID: h.SnapshotID, BatchSeq: h.BatchSeq + 1}))
 	return nil
 }
 

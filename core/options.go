@@ -82,7 +82,6 @@ type CatalogOptions struct {
 	// time instead (CommitLogRetryBudget); an explicit MaxCommitAttempts
 	// applies there too.
 	MaxCommitAttempts int
-	explicitAttempts  bool
 	// CommitLogRetryBudget: on a commit log, how long Commit keeps re-running
 	// a closure that loses slots to other committers before it gives up with
 	// RetryExhausted naming the races it lost (default 2 minutes; negative:
@@ -106,25 +105,63 @@ const (
 	defaultReaderPoll     = 10 * time.Second
 	defaultCommitAttempts = 10
 	defaultLogRetryBudget = 2 * time.Minute
+	defaultFoldSlots      = 64
+	defaultLogRetention   = 10 * time.Minute
+	defaultFoldPoll       = time.Second
+	defaultCommitLogPoll  = time.Second
 	maxGroupMembers       = 64
 )
 
+// withDefaults fills every unset option. MaxCommitAttempts stays unset
+// (0) when it was: its default depends on the open (attemptBound).
 func (o CatalogOptions) withDefaults() CatalogOptions {
 	if o.ReaderPollInterval == 0 {
 		o.ReaderPollInterval = defaultReaderPoll
 	}
-	if o.MaxCommitAttempts <= 0 {
-		o.MaxCommitAttempts = defaultCommitAttempts
-	} else {
-		o.explicitAttempts = true
+	if o.MaxCommitAttempts < 0 {
+		o.MaxCommitAttempts = 0
 	}
 	if o.CommitLogRetryBudget == 0 {
 		o.CommitLogRetryBudget = defaultLogRetryBudget
+	}
+	if o.CommitLogPollInterval == 0 {
+		o.CommitLogPollInterval = defaultCommitLogPoll
+	}
+	if o.CommitLogFoldSlots == 0 {
+		o.CommitLogFoldSlots = defaultFoldSlots
+	}
+	if o.CommitLogRetention == 0 {
+		o.CommitLogRetention = defaultLogRetention
+	}
+	if o.CommitLogFoldPoll == 0 {
+		o.CommitLogFoldPoll = defaultFoldPoll
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
 	return o
+}
+
+// attemptBound is how many benign lost races a commit may re-run after:
+// MaxCommitAttempts when set, else 10 on the single-writer path; a
+// commit-log committer without one is bounded in time only
+// (CommitLogRetryBudget), ok false.
+func (o CatalogOptions) attemptBound(commitLog bool) (n int, ok bool) {
+	switch {
+	case o.MaxCommitAttempts > 0:
+		return o.MaxCommitAttempts, true
+	case commitLog:
+		return 0, false
+	}
+	return defaultCommitAttempts, true
+}
+
+// foldSlots is the fold cadence in slots (0: never).
+func (o CatalogOptions) foldSlots() uint64 {
+	if o.CommitLogFoldSlots < 0 {
+		return 0
+	}
+	return uint64(o.CommitLogFoldSlots)
 }
 
 // engineSettings derives the engine's settings.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/moraine-go/moraine/core/keys"
 	"github.com/moraine-go/moraine/core/slate"
 )
 
@@ -82,7 +81,7 @@ func (s *engineSession) land(ctx context.Context, b *preparedBatch) (*lostRace, 
 			s.etxn.Put(w.key, w.value)
 		}
 	}
-	s.etxn.Put(keys.Head(), encodeHead(&headRecord{SnapshotID: b.newHead.SnapshotID, BatchSeq: b.newHead.BatchSeq}))
+	s.etxn.Put(headStamp(b.newHead))
 	h, err := s.etxn.Commit(ctx, slate.WriteOptions{})
 	if err == nil {
 		return nil, nil

@@ -211,13 +211,7 @@ func OpenReadOnly(ctx context.Context, store objstore.Store, opts CatalogOptions
 	if p := providerFor(opts); p != nil && opts.Checkpoint == "" {
 		return openLogReader(ctx, store, opts, p)
 	}
-	ro := slate.ReaderOptions{PollInterval: opts.ReaderPollInterval}
-	if lifetime := 3 * opts.ReaderPollInterval; lifetime > 10*time.Minute {
-		ro.CheckpointLifetime = lifetime // the engine wants at least twice the poll
-	}
-	if opts.FollowLatest {
-		ro.Mode = slate.ReaderFollowLatest
-	}
+	ro := opts.readerOptions()
 	if opts.Checkpoint != "" {
 		id, err := uuid.Parse(opts.Checkpoint)
 		if err != nil {
@@ -238,18 +232,11 @@ func OpenReadOnly(ctx context.Context, store objstore.Store, opts CatalogOptions
 		return nil, storeErr(err, "opening the catalog at %s (path %q) read-only", store, opts.Path)
 	}
 	c := &Catalog{store: es, opts: opts, log: opts.Logger, readOnly: true, reader: r}
-	f, ok, err := readFormat(ctx, r)
-	if err == nil && !ok {
-		err = errorf(NotFound, "no moraine catalog at %s (path %q): the store holds an engine but no catalog; open it read-write once to create it", store, opts.Path)
-	}
-	if err == nil {
-		err = validateFormat(ctx, r, f, false) // no provider here (OpenReadOnly takes openLogReader when there is one)
-	}
-	if err != nil {
+	// No provider here (OpenReadOnly takes openLogReader when there is one).
+	if err := c.loadFormat(ctx, r, false); err != nil {
 		r.Close(ctx)
 		return nil, err
 	}
-	c.format = *f
 	return c, nil
 }
 

@@ -98,13 +98,8 @@ func openLogReader(ctx context.Context, store objstore.Store, opts CatalogOption
 	// A read sets a flag and the next tick lists: a reader nothing reads
 	// lists nothing, and the first read after an idle spell lists before it
 	// is served (the staleness bound stays ReaderPollInterval).
-	ro := slate.ReaderOptions{PollInterval: opts.ReaderPollInterval, NoTail: !opts.CommitLogTail, Lazy: true}
-	if opts.FollowLatest {
-		ro.Mode = slate.ReaderFollowLatest
-	}
-	if lifetime := 3 * opts.ReaderPollInterval; lifetime > 10*time.Minute {
-		ro.CheckpointLifetime = lifetime
-	}
+	ro := opts.readerOptions()
+	ro.NoTail, ro.Lazy = !opts.CommitLogTail, true
 	r, err := slate.OpenReader(ctx, es, opts.Path, ro, slate.WithWalReader(p.Reader(ls, opts.Path)), slate.WithLogger(opts.Logger))
 	if err != nil {
 		if errors.Is(err, slate.ErrNotInitialized) {

@@ -164,6 +164,19 @@ func (o CatalogOptions) foldSlots() uint64 {
 	return uint64(o.CommitLogFoldSlots)
 }
 
+// readerOptions are a read-only open's engine reader options: the poll,
+// FollowLatest, and a checkpoint lifetime of at least twice the poll.
+func (o CatalogOptions) readerOptions() slate.ReaderOptions {
+	ro := slate.ReaderOptions{PollInterval: o.ReaderPollInterval}
+	if lifetime := 3 * o.ReaderPollInterval; lifetime > 10*time.Minute {
+		ro.CheckpointLifetime = lifetime // the engine wants at least twice the poll
+	}
+	if o.FollowLatest {
+		ro.Mode = slate.ReaderFollowLatest
+	}
+	return ro
+}
+
 // engineSettings derives the engine's settings.
 func (o CatalogOptions) engineSettings() slate.Settings {
 	s := o.Engine

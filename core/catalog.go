@@ -142,7 +142,7 @@ func openWriter(ctx context.Context, store objstore.Store, opts CatalogOptions) 
 		return c, nil
 	}
 	if !ok {
-		if err := c.bootstrap(ctx); err != nil {
+		if err := bootstrap(ctx, c.db, c.opts); err != nil {
 			db.Close(ctx)
 			return nil, err
 		}
@@ -169,8 +169,8 @@ func openWriter(ctx context.Context, store objstore.Store, opts CatalogOptions) 
 // bootstrap writes genesis: the format record, snapshot 0, schema "main",
 // the global options and the head, in one batch. Concurrent first opens
 // fence each other, so exactly one genesis lands.
-func (c *Catalog) bootstrap(ctx context.Context) error {
-	txn, err := c.db.Begin()
+func bootstrap(ctx context.Context, db *slate.DB, opts CatalogOptions) error {
+	txn, err := db.Begin()
 	if err != nil {
 		return storeErr(err, "bootstrapping")
 	}
@@ -182,9 +182,9 @@ func (c *Catalog) bootstrap(ctx context.Context) error {
 	main := &Schema{ID: 0, Versioned: Versioned{Begin: 0}, UUID: uuid.New(), Name: "main", Path: "main/", PathIsRelative: true}
 	snap := &Snapshot{ID: 0, Time: now, SchemaVersion: 0, NextCatalogID: 1, NextFileID: 0,
 		ChangesMade: formatChanges([]change{{Kind: chCreatedSchema, Name: []string{"main"}}})}
-	global := &Options{Scope: ScopeGlobal, ScopeID: 0, Values: map[string]string{"encrypted": fmt.Sprint(c.opts.Encrypted)}}
-	if c.opts.DataPath != "" {
-		global.Values["data_path"] = c.opts.DataPath
+	global := &Options{Scope: ScopeGlobal, ScopeID: 0, Values: map[string]string{"encrypted": fmt.Sprint(opts.Encrypted)}}
+	if opts.DataPath != "" {
+		global.Values["data_path"] = opts.DataPath
 	}
 	f := currentFormat()
 	txn.Put(keys.Format(), encodeFormat(&f))

@@ -271,7 +271,6 @@ func (l *logState) adopt(ctx context.Context) (LogBase, error) {
 	if err != nil {
 		return LogBase{}, storeErr(err, "opening the store to adopt its commit log")
 	}
-	tmp := &Catalog{store: c.store, opts: c.opts, log: c.log, db: db}
 	closeDB := func() { db.Close(ctx) }
 	f, ok, err := readFormat(ctx, db)
 	// LeaveEmpty (the storage extension): an empty store is adopted empty,
@@ -281,7 +280,7 @@ func (l *logState) adopt(ctx context.Context) (LogBase, error) {
 		cf := currentFormat()
 		f = &cf
 	} else if err == nil && !ok {
-		if err = tmp.bootstrap(ctx); err == nil {
+		if err = bootstrap(ctx, db, c.opts); err == nil {
 			f, _, err = readFormat(ctx, db)
 		}
 	}

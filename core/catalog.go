@@ -439,8 +439,8 @@ func (c *Catalog) Refresh(ctx context.Context) error {
 	if err := c.checkOpen(); err != nil {
 		return err
 	}
-	if c.clog != nil && c.writerDB() != nil {
-		c.clog.foldPeers(ctx) // a holder: fold what peers landed
+	if c.Role() == RoleHolder {
+		c.clog.foldPeers(ctx) // fold what peers landed
 		c.dropHeld()
 	}
 	if c.reader == nil {

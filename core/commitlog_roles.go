@@ -420,8 +420,8 @@ func (l *logState) fold(ctx context.Context) (FoldReport, error) {
 // FoldSprint folds the commit log into the store once (for a scheduled
 // drain). It is not on the commit path.
 func (c *Catalog) FoldSprint(ctx context.Context) (FoldReport, error) {
-	if c.clog == nil || c.clog.committer == nil {
-		return FoldReport{}, errorf(InvalidArgument, "FoldSprint needs a read-write open over a commit log")
+	if !c.Role().commitsThroughLog() {
+		return FoldReport{}, errorf(InvalidArgument, "FoldSprint needs a read-write open over a commit log (this handle is a %s)", c.Role())
 	}
 	return c.clog.fold(ctx)
 }
@@ -429,8 +429,8 @@ func (c *Catalog) FoldSprint(ctx context.Context) (FoldReport, error) {
 // UnfoldedSlots reports how many landed slots the store has not folded yet
 // (one listing of the log; folds nothing).
 func (c *Catalog) UnfoldedSlots(ctx context.Context) (uint64, error) {
-	if c.clog == nil || c.clog.committer == nil {
-		return 0, errorf(InvalidArgument, "UnfoldedSlots needs a read-write open over a commit log")
+	if !c.Role().commitsThroughLog() {
+		return 0, errorf(InvalidArgument, "UnfoldedSlots needs a read-write open over a commit log (this handle is a %s)", c.Role())
 	}
 	return c.unfolded(ctx)
 }

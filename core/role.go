@@ -41,3 +41,7 @@ func (r Role) String() string {
 	}
 	return fmt.Sprintf("Role(%d)", int(r))
 }
+
+// commitsThroughLog reports whether the role commits through a commit log
+// (a committer or a holder).
+func (r Role) commitsThroughLog() bool { return r == RoleCommitter || r == RoleHolder }

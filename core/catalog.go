@@ -73,13 +73,13 @@ type Catalog struct {
 	// exclusively while it rewrites the format record.
 	fmtMu sync.RWMutex
 
-	mu      sync.Mutex
-	closed  bool
-	empty   bool             // opened with LeaveEmpty on an empty store: no lake
-	held    *CatalogSnapshot // the head state: folded forward by commits (read-write), cached by stamp (read-only)
-	queue   []*commitReq
-	leading bool
-	leaderW sync.WaitGroup
+	mu       sync.Mutex
+	closed   bool
+	empty    bool             // opened with LeaveEmpty on an empty store: no lake
+	headView *CatalogSnapshot // the head state: folded forward by commits (read-write), cached by stamp (read-only)
+	queue    []*commitReq
+	leading  bool
+	leaderW  sync.WaitGroup
 }
 
 // Open opens the catalog at opts.Path in store for reading and writing,
@@ -157,12 +157,12 @@ func openWriter(ctx context.Context, store objstore.Store, opts CatalogOptions) 
 		return nil, err
 	}
 	c.format = *f
-	held, err := load(ctx, db, nil)
+	hv, err := load(ctx, db, nil)
 	if err != nil {
 		db.Close(ctx)
 		return nil, err
 	}
-	c.held = held
+	c.headView = hv
 	return c, nil
 }
 
@@ -273,10 +273,10 @@ func (c *Catalog) Head(ctx context.Context) (Head, error) {
 	}
 	if c.writerDB() != nil {
 		c.mu.Lock()
-		held := c.held
+		hv := c.headView
 		c.mu.Unlock() // kv() below takes c.mu again
-		if held != nil {
-			return held.head, nil
+		if hv != nil {
+			return hv.head, nil
 		}
 	}
 	if err := c.clog.tailIfBehind(ctx); err != nil {
@@ -338,18 +338,18 @@ func (c *Catalog) Snapshot(ctx context.Context) (*CatalogSnapshot, error) {
 	}
 	if db := c.writerDB(); db != nil {
 		c.mu.Lock()
-		held := c.held
+		hv := c.headView
 		c.mu.Unlock()
-		if held != nil {
-			return held, nil
+		if hv != nil {
+			return hv, nil
 		}
 		s, err := load(ctx, db, nil)
 		if err != nil {
 			return nil, err
 		}
 		c.mu.Lock()
-		if c.held == nil {
-			c.held = s
+		if c.headView == nil {
+			c.headView = s
 		}
 		c.mu.Unlock()
 		return s, nil
@@ -375,7 +375,7 @@ func (c *Catalog) stableLoad(ctx context.Context, at *SnapshotID) (*CatalogSnaps
 		}
 		if at == nil {
 			c.mu.Lock()
-			cached := c.held
+			cached := c.headView
 			c.mu.Unlock()
 			if cached != nil && cached.head == head {
 				out = cached
@@ -389,7 +389,7 @@ func (c *Catalog) stableLoad(ctx context.Context, at *SnapshotID) (*CatalogSnaps
 		if at == nil {
 			s.head = head
 			c.mu.Lock()
-			c.held = s
+			c.headView = s
 			c.mu.Unlock()
 		}
 		out = s
@@ -441,7 +441,7 @@ func (c *Catalog) Refresh(ctx context.Context) error {
 	}
 	if c.Role() == RoleHolder {
 		c.clog.foldPeers(ctx) // fold what peers landed
-		c.dropHeld()
+		c.dropHeadView()
 	}
 	if c.reader == nil {
 		return nil // a single writer is always current

@@ -217,18 +217,18 @@ func (c *Catalog) tryBatch(ctx context.Context, reqs []*commitReq) ([]*commitReq
 	}
 	lost, err := sess.land(ctx, b)
 	if err != nil {
-		c.dropHeld()
+		c.dropHeadView()
 		return nil, err
 	}
 	if lost != nil {
 		c.mu.Lock()
-		c.held = lost.view // nil: the retry loads
+		c.headView = lost.view // nil: the retry loads
 		c.mu.Unlock()
 		return c.classifyMembers(members, lost), nil
 	}
 	fold.head = b.newHead
 	c.mu.Lock()
-	c.held = fold
+	c.headView = fold
 	c.mu.Unlock()
 	deliver()
 	return nil, nil
@@ -244,14 +244,14 @@ func runClosure(fn func(*Transaction) error, t *Transaction) (err error) {
 	return fn(t)
 }
 
-// baseFor returns the materialized head, reusing the held view when its
+// baseFor returns the materialized head, reusing the cached head view when its
 // stamp matches.
 func (c *Catalog) baseFor(ctx context.Context, kv kvReader, head Head) (*CatalogSnapshot, error) {
 	c.mu.Lock()
-	held := c.held
+	hv := c.headView
 	c.mu.Unlock()
-	if held != nil && held.head == head {
-		return held, nil
+	if hv != nil && hv.head == head {
+		return hv, nil
 	}
 	s, err := load(ctx, kv, nil)
 	if err != nil {
@@ -261,9 +261,9 @@ func (c *Catalog) baseFor(ctx context.Context, kv kvReader, head Head) (*Catalog
 	return s, nil
 }
 
-func (c *Catalog) dropHeld() {
+func (c *Catalog) dropHeadView() {
 	c.mu.Lock()
-	c.held = nil
+	c.headView = nil
 	c.mu.Unlock()
 }
 
@@ -419,11 +419,11 @@ func (t *Transaction) Commit(ctx context.Context) (SnapshotID, error) {
 		writes: batchWrites([]*Transaction{t}), changes: unionChanges([]*Transaction{t})}
 	lost, err := t.sess.land(ctx, b)
 	if err != nil {
-		c.dropHeld()
+		c.dropHeadView()
 		return 0, err
 	}
 	if lost != nil {
-		c.dropHeld()
+		c.dropHeadView()
 		if genesis {
 			return 0, errorf(CommitConflict, "conflict: another open created a lake in this store first; read it again and retry")
 		}
@@ -439,16 +439,16 @@ func (t *Transaction) Commit(ctx context.Context) (SnapshotID, error) {
 		if c.clog == nil {
 			c.format = currentFormat()
 		}
-		c.held = nil
+		c.headView = nil
 		c.mu.Unlock()
 		return newHead.SnapshotID, nil
 	}
 	t.next.head = b.newHead
 	c.mu.Lock()
-	if c.held != nil && c.held.head == t.head {
-		c.held = t.next
+	if c.headView != nil && c.headView.head == t.head {
+		c.headView = t.next
 	} else {
-		c.held = nil
+		c.headView = nil
 	}
 	c.mu.Unlock()
 	return b.newHead.SnapshotID, nil

@@ -316,11 +316,11 @@ func (l *logState) adopt(ctx context.Context) (LogBase, error) {
 		closeDB()
 		// A peer adopted (and folded) between our look at the log and our
 		// open: carry on with its base.
-		if held, ok, err := l.committer.Base(ctx); err != nil {
+		if peer, ok, err := l.committer.Base(ctx); err != nil {
 			return LogBase{}, logErr(err, "reading the commit log's base")
 		} else if ok {
-			l.base = held
-			return held, nil
+			l.base = peer
+			return peer, nil
 		}
 		// The store says log-resident, no adoption is pending, and the log
 		// has no base: a log that was lost. Refuse rather than start a
@@ -358,19 +358,19 @@ func (l *logState) adopt(ctx context.Context) (LogBase, error) {
 	base := LogBase{WalBase: st.WalLastFlushedID + 1 + walBaseHeadroom, SeqBase: st.LastSeq + 1 + seqBaseHeadroom, OriginBatchSeq: head.BatchSeq}
 	stamp := LogBatch{TxnID: uuid.New(), Slot: 0, Head: head,
 		Writes: []LogWrite{{Key: keys.Format(), Value: encodeFormat(&nf)}}}
-	held, _, won, err := l.committer.Adopt(ctx, base, stamp)
+	adopted, _, won, err := l.committer.Adopt(ctx, base, stamp)
 	closeDB()
 	if err != nil {
 		return LogBase{}, logErr(err, "racing the adoption stamp")
 	}
 	if won {
-		c.log.Info("moraine: adopted the commit log", "store", c.store, "path", c.opts.Path, "origin", head.BatchSeq, "wal_base", held.WalBase)
+		c.log.Info("moraine: adopted the commit log", "store", c.store, "path", c.opts.Path, "origin", head.BatchSeq, "wal_base", adopted.WalBase)
 	}
-	l.base = held
+	l.base = adopted
 	if _, err := l.fold(ctx); err != nil {
 		return LogBase{}, err
 	}
-	return held, nil
+	return adopted, nil
 }
 
 // FoldReport says what a fold did.
@@ -797,7 +797,7 @@ func (c *Catalog) TakeStore(ctx context.Context) error {
 	}
 	c.mu.Lock()
 	c.db = db
-	c.held = nil
+	c.headView = nil
 	c.mu.Unlock()
 	l.mu.Lock()
 	l.role = RoleHolder
@@ -870,7 +870,7 @@ func (l *logState) giveUp(reason error) {
 	c.mu.Lock()
 	db := c.db
 	c.db = nil
-	c.held = nil
+	c.headView = nil
 	c.mu.Unlock()
 	l.mu.Lock()
 	l.role = RoleCommitter

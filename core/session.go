@@ -13,7 +13,7 @@ import (
 //
 //   - engineSession: the single-writer path: an engine transaction; the
 //     head CAS is the engine's write-write conflict check on sys/head.
-//   - logSession (commitlog_roles.go): a commit-log committer or holder:
+//   - logSession (commitlog_session.go): a commit-log committer or holder:
 //     the batch becomes one slot.
 type session interface {
 	kvReader

@@ -1,0 +1,98 @@
+package core
+
+// commitlog_fold.go: folding the commit log into the store (a cadence of
+// the committer that lands every CommitLogFoldSlots-th slot, FoldSprint,
+// and the unfolded-slot count).
+
+import (
+	"context"
+
+	"github.com/moraine-go/moraine/core/slate"
+)
+
+// FoldReport says what a fold did.
+type FoldReport struct {
+	FromSlot    uint64 // the first slot this fold applied (when Applied > 0)
+	ThroughSlot uint64 // the last slot the store holds after the fold
+	Applied     uint64 // slots applied by this fold
+	Truncated   int    // log objects deleted below the replay point
+}
+
+// fold opens the store over the plug (fencing any other folder), which
+// replays every slot the store lacks, writes the memtable out, truncates
+// the log, and closes.
+func (l *logState) fold(ctx context.Context) (FoldReport, error) {
+	l.foldMu.Lock()
+	defer l.foldMu.Unlock()
+	c := l.c
+	init := l.p.WriterInit(l.logStore, l.path)
+	db, err := slate.Open(ctx, c.store, c.opts.Path, l.plugOptions(init)...)
+	if err != nil {
+		return FoldReport{}, storeErr(err, "opening the store to fold the commit log")
+	}
+	defer db.Close(ctx)
+	before := db.Stats()
+	if err := db.FlushMemtable(ctx); err != nil {
+		return FoldReport{}, storeErr(err, "writing the folded slots out")
+	}
+	rep := FoldReport{}
+	if l.base.SeqBase > 0 && db.LastCommittedSeq() >= l.base.SeqBase {
+		rep.ThroughSlot = db.LastCommittedSeq() - l.base.SeqBase
+	}
+	if before.LastL0Seq >= l.base.SeqBase {
+		rep.FromSlot = before.LastL0Seq - l.base.SeqBase + 1
+	}
+	if rep.ThroughSlot+1 > rep.FromSlot {
+		rep.Applied = rep.ThroughSlot + 1 - rep.FromSlot
+	}
+	gcr, err := db.RunGC(ctx, slate.GCOptions{MinAge: c.opts.CommitLogRetention})
+	if err != nil {
+		c.log.Warn("moraine: truncating the commit log after a fold failed; the next fold retries", "err", err)
+	} else {
+		rep.Truncated = len(gcr.WalFiles)
+	}
+	return rep, nil
+}
+
+// FoldSprint folds the commit log into the store once (for a scheduled
+// drain). It is not on the commit path.
+func (c *Catalog) FoldSprint(ctx context.Context) (FoldReport, error) {
+	if !c.Role().commitsThroughLog() {
+		return FoldReport{}, errorf(InvalidArgument, "FoldSprint needs a read-write open over a commit log (this handle is a %s)", c.Role())
+	}
+	return c.clog.fold(ctx)
+}
+
+// UnfoldedSlots reports how many landed slots the store has not folded yet
+// (one listing of the log; folds nothing).
+func (c *Catalog) UnfoldedSlots(ctx context.Context) (uint64, error) {
+	if !c.Role().commitsThroughLog() {
+		return 0, errorf(InvalidArgument, "UnfoldedSlots needs a read-write open over a commit log (this handle is a %s)", c.Role())
+	}
+	return c.unfolded(ctx)
+}
+
+func (c *Catalog) unfolded(ctx context.Context) (uint64, error) {
+	mi, err := slate.DescribeManifest(ctx, c.store, c.opts.Path)
+	if err != nil {
+		return 0, storeErr(err, "reading the store's replay point")
+	}
+	return c.unfoldedAfter(ctx, mi.ReplayAfterWalID)
+}
+
+// unfoldedAfter counts the slots past a store whose replay point is folded.
+func (c *Catalog) unfoldedAfter(ctx context.Context, folded uint64) (uint64, error) {
+	l := c.clog
+	tail, ok, err := l.committer.Tail(ctx)
+	if err != nil || !ok {
+		return 0, logErr(err, "listing the commit log")
+	}
+	if folded < l.base.WalBase {
+		return tail + 1, nil
+	}
+	done := folded - l.base.WalBase // the last folded slot
+	if tail <= done {
+		return 0, nil
+	}
+	return tail - done, nil
+}

@@ -419,19 +419,32 @@ func (s *stager) deleteFiles() {
 	})
 }
 
-// columns: a column's versions with its tags, which the catalog keeps on
-// the column's newest version (rows.go serves them from there).
-func (s *stager) columns() {
-	tt := s.twoTables("ducklake_column", "ducklake_column_tag", "column", keyOf("table_id", "column_id"))
+// stageTwoTables stages a versioned entity kept in a parent table and a
+// child table (twoTables): combine builds one key's versions from its
+// parent rows and child rows on each side.
+func stageTwoTables[E any](s *stager, parent, child, noun string, key keyFunc, combine func(parents, children []row) []E, v versioned[E]) {
+	tt := s.twoTables(parent, child, noun, key)
 	if tt == nil {
 		return
 	}
-	read := func(at side) map[string][]core.Column {
-		cols, tags := s.read(tt, at)
-		out := map[string][]core.Column{}
-		for k, rs := range cols {
+	read := func(at side) map[string][]E {
+		parents, children := s.read(tt, at)
+		out := map[string][]E{}
+		for k, rs := range parents {
+			out[k] = combine(rs, children[k])
+		}
+		return out
+	}
+	stageVersions(s, v, read(before), read(after))
+}
+
+// columns: a column's versions with its tags, which the catalog keeps on
+// the column's newest version (rows.go serves them from there).
+func (s *stager) columns() {
+	stageTwoTables(s, "ducklake_column", "ducklake_column_tag", "column", keyOf("table_id", "column_id"),
+		func(cols, tags []row) []core.Column {
 			var vs []core.Column
-			for _, r := range rs {
+			for _, r := range cols {
 				vs = append(vs, columnOf(r))
 			}
 			newest := 0
@@ -440,68 +453,54 @@ func (s *stager) columns() {
 					newest = i
 				}
 			}
-			for _, t := range tags[k] {
+			for _, t := range tags {
 				vs[newest].Tags = append(vs[newest].Tags, tagOf(t))
 			}
-			out[k] = vs
-		}
-		return out
-	}
-	stageVersions(s, versioned[core.Column]{
-		version: func(e core.Column) core.Versioned { return e.Versioned },
-		put:     s.tx.PutColumn,
-		remove:  func(e core.Column) error { return s.tx.DeleteColumn(e.TableID, e.ID, e.Begin, e.End) },
-	}, read(before), read(after))
+			return vs
+		},
+		versioned[core.Column]{
+			version: func(e core.Column) core.Versioned { return e.Versioned },
+			put:     s.tx.PutColumn,
+			remove:  func(e core.Column) error { return s.tx.DeleteColumn(e.TableID, e.ID, e.Begin, e.End) },
+		})
 }
 
 // dataFiles: a data file with its partition values.
 func (s *stager) dataFiles() {
-	tt := s.twoTables("ducklake_data_file", "ducklake_file_partition_value", "data file", keyOf("data_file_id"))
-	if tt == nil {
-		return
-	}
-	read := func(at side) map[string][]core.DataFile {
-		files, values := s.read(tt, at)
-		out := map[string][]core.DataFile{}
-		for k, rs := range files {
-			for _, r := range rs {
+	stageTwoTables(s, "ducklake_data_file", "ducklake_file_partition_value", "data file", keyOf("data_file_id"),
+		func(files, values []row) []core.DataFile {
+			var out []core.DataFile
+			for _, r := range files {
 				f := dataFileOf(r)
-				for _, v := range values[k] {
+				for _, v := range values {
 					f.PartitionValues = append(f.PartitionValues, partitionValueOf(v))
 				}
-				out[k] = append(out[k], f)
+				out = append(out, f)
 			}
-		}
-		return out
-	}
-	stageVersions(s, versioned[core.DataFile]{
-		version: func(e core.DataFile) core.Versioned { return e.Versioned },
-		put:     s.tx.PutDataFile,
-		remove:  func(e core.DataFile) error { return s.tx.DeleteDataFile(e.TableID, e.ID, e.Begin, e.End) },
-	}, read(before), read(after))
+			return out
+		},
+		versioned[core.DataFile]{
+			version: func(e core.DataFile) core.Versioned { return e.Versioned },
+			put:     s.tx.PutDataFile,
+			remove:  func(e core.DataFile) error { return s.tx.DeleteDataFile(e.TableID, e.ID, e.Begin, e.End) },
+		})
 }
 
 // partitions: a partition with its columns.
 func (s *stager) partitions() {
-	tt := s.twoTables("ducklake_partition_info", "ducklake_partition_column", "partition", keyOf("partition_id"))
-	if tt == nil {
-		return
-	}
-	read := func(at side) map[string][]core.Partition {
-		infos, cols := s.read(tt, at)
-		out := map[string][]core.Partition{}
-		for k, rs := range infos {
-			for _, r := range rs {
-				out[k] = append(out[k], partitionOf(r, cols[k]))
+	stageTwoTables(s, "ducklake_partition_info", "ducklake_partition_column", "partition", keyOf("partition_id"),
+		func(infos, cols []row) []core.Partition {
+			var out []core.Partition
+			for _, r := range infos {
+				out = append(out, partitionOf(r, cols))
 			}
-		}
-		return out
-	}
-	stageVersions(s, versioned[core.Partition]{
-		version: func(e core.Partition) core.Versioned { return e.Versioned },
-		put:     s.tx.PutPartition,
-		remove:  func(e core.Partition) error { return s.tx.DeletePartition(e.TableID, e.ID, e.Begin, e.End) },
-	}, read(before), read(after))
+			return out
+		},
+		versioned[core.Partition]{
+			version: func(e core.Partition) core.Versioned { return e.Versioned },
+			put:     s.tx.PutPartition,
+			remove:  func(e core.Partition) error { return s.tx.DeletePartition(e.TableID, e.ID, e.Begin, e.End) },
+		})
 }
 
 // ---- unversioned rows ----

@@ -9,9 +9,10 @@ package core
 // contention it was most of every committer's CPU. advanceView applies the
 // slots' writes to a copy of the view instead. It covers the writes of
 // data-only commits (snapshot records, data and delete files, statistics,
-// schema versions, GC entries); a slot writing anything else (schemas,
-// tables, columns, views, tags, options, partitioning, sorting, inlined
-// rows) makes it decline, and the caller loads. Tests compare every
+// schema versions, GC entries, inlined rows inserted and deleted); a slot
+// writing anything else (schemas, tables, columns, views, tags, options,
+// partitioning, sorting, a flush of inlined rows) makes it decline, and
+// the caller loads. Tests compare every
 // advanced view with a full load (checkAdvance).
 
 import (
@@ -39,7 +40,7 @@ func advanceView(v *CatalogSnapshot, batches []LogBatch) (_ *CatalogSnapshot, ok
 		return nil, false, nil
 	}
 	n := v.clone()
-	a := advancer{n: n, owned: map[any]bool{}}
+	a := advancer{n: n, owned: map[any]bool{}, ownedChunks: map[*chunkState]bool{}}
 	head := v.head
 	for _, b := range batches {
 		if b.Head != head {
@@ -51,6 +52,7 @@ func advanceView(v *CatalogSnapshot, batches []LogBatch) (_ *CatalogSnapshot, ok
 				return nil, false, err
 			}
 		}
+		a.endInlinedRows()
 		if n.head == head {
 			return nil, false, nil // a slot without a head stamp
 		}
@@ -76,6 +78,9 @@ type advancer struct {
 	n       *CatalogSnapshot
 	owned   map[any]bool // inner maps already copied (by their outer key)
 	written []Versioned  // versions of the entities written
+	ends    []inlineEnd  // the slot's live inline deletes, applied after its inserts
+	// ownedChunks are chunks this advance made or copied (writable).
+	ownedChunks map[*chunkState]bool
 }
 
 type ownKey struct {
@@ -157,10 +162,109 @@ func (a *advancer) apply(w LogWrite) (bool, error) {
 		return true, nil
 	case keys.ShapeCurrent:
 		return a.applyCurrent(k, w)
-	case keys.ShapeHistory, keys.ShapeNameDir, keys.ShapeDeleteTarget, keys.ShapeChangelog:
+	case keys.ShapeInlineLiveInsert:
+		return a.applyInlineChunk(k, w)
+	case keys.ShapeInlineLiveDelete:
+		if del {
+			return false, nil // a delete record dropped: a flush; load
+		}
+		e, err := decodeInlineDelete(w.Value)
+		if err != nil {
+			return false, err
+		}
+		a.ends = append(a.ends, inlineEnd{TableID(k.Comps[0]), k.Comps[1], e})
+		return true, nil
+	case keys.ShapeHistory, keys.ShapeNameDir, keys.ShapeDeleteTarget, keys.ShapeChangelog,
+		keys.ShapeInlineArchivedInsert, keys.ShapeInlineArchivedDelete:
 		return true, nil // not part of a head view
 	}
 	return false, nil
+}
+
+// inlineEnd is a live inline delete: row of table ended at end.
+type inlineEnd struct {
+	table TableID
+	row   uint64
+	end   SnapshotID
+}
+
+// applyInlineChunk adds, replaces or removes a live inlined chunk, keeping
+// the table's chunks in load's order.
+func (a *advancer) applyInlineChunk(k keys.Key, w LogWrite) (bool, error) {
+	n := a.n
+	t := TableID(k.Comps[0])
+	c := &chunkState{table: t, schemaVersion: k.Comps[1], begin: SnapshotID(k.Comps[2]), seq: k.Comps[3]}
+	list := a.ownInlined(t)
+	i, found := slices.BinarySearchFunc(list, c, compareChunks)
+	if w.Delete {
+		if found {
+			list = slices.Delete(list, i, i+1)
+		}
+	} else {
+		rows, err := decodeInlineChunk(w.Value)
+		if err != nil {
+			return false, err
+		}
+		for _, r := range rows {
+			r.Begin = c.begin
+			c.rows = append(c.rows, r)
+		}
+		a.written = append(a.written, Versioned{Begin: c.begin})
+		a.ownedChunks[c] = true
+		if found {
+			list[i] = c
+		} else {
+			list = slices.Insert(list, i, c)
+		}
+	}
+	if len(list) == 0 {
+		delete(n.inlined, t)
+	} else {
+		n.inlined[t] = list
+	}
+	return true, nil
+}
+
+// endInlinedRows applies the slot's live inline deletes to the chunks
+// holding their rows (after the slot's inserts, as load applies every
+// delete to every chunk). A chunk the older view shares is copied first.
+func (a *advancer) endInlinedRows() {
+	for _, e := range a.ends {
+		if len(a.n.inlined[e.table]) == 0 {
+			continue
+		}
+		list := a.ownInlined(e.table)
+		for ci, c := range list {
+			for ri := range c.rows {
+				if c.rows[ri].RowID != e.row {
+					continue
+				}
+				if !a.ownedChunks[c] {
+					cp := *c
+					cp.rows = slices.Clone(c.rows)
+					c = &cp
+					list[ci] = c
+					a.ownedChunks[c] = true
+				}
+				end := e.end
+				c.rows[ri].End = &end
+			}
+		}
+	}
+	a.ends = a.ends[:0]
+}
+
+// ownInlined returns table's chunk list writable (a copy, once per
+// advance); the caller stores it back when it changes its length.
+func (a *advancer) ownInlined(t TableID) []*chunkState {
+	k := ownKey{"inlined", uint64(t)}
+	if !a.owned[k] {
+		a.owned[k] = true
+		if list := a.n.inlined[t]; len(list) > 0 {
+			a.n.inlined[t] = slices.Clone(list)
+		}
+	}
+	return a.n.inlined[t]
 }
 
 func (a *advancer) applyCurrent(k keys.Key, w LogWrite) (bool, error) {

@@ -10,8 +10,9 @@ import (
 	"github.com/moraine-go/moraine/core/objstore"
 )
 
-// A committer that loses its slot to data-only commits (into another table) (files registered
-// and expired, a delete file, table, column and file statistics) retries
+// A committer that loses its slot to data-only commits into another table
+// (files registered and expired, a delete file, table, column and file
+// statistics, inlined rows inserted and deleted) retries
 // on its view advanced over the winners' slots, not on a reload; every
 // advanced view is compared with a full load of the store at its head
 // (checkAdvance, on in every test: a difference fails the commit). A loss
@@ -49,6 +50,25 @@ func TestLostRaceAdvancesTheViewOverDataOnlySlots(t *testing.T) {
 			return err
 		}
 		return tx.ExpireDataFile(tb, files[0])
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// Inlined rows: two inserted, then one of them deleted and one more
+	// inserted in one commit.
+	one := int64(1)
+	var first uint64
+	if _, err := a.Commit(bg, func(tx *core.Transaction) (err error) {
+		first, err = tx.InlineInsert(tb, [][]core.Value{{{Int: &one}}, {{Int: &one}}})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Commit(bg, func(tx *core.Transaction) error {
+		if err := tx.InlineDelete(tb, []uint64{first}); err != nil {
+			return err
+		}
+		_, err := tx.InlineInsert(tb, [][]core.Value{{{Int: &one}}})
+		return err
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -416,14 +416,16 @@ func (t *Transaction) Commit(ctx context.Context) (SnapshotID, error) {
 		newHead = Head{SnapshotID: t.id, BatchSeq: t.head.BatchSeq + 1}
 	}
 	b := &preparedBatch{prepared: t.head, newHead: newHead,
-		writes: batchWrites([]*Transaction{t}), changes: unionChanges([]*Transaction{t})}
+		writes: batchWrites([]*Transaction{t}), changes: unionChanges([]*Transaction{t}), explicit: true}
 	lost, err := t.sess.land(ctx, b)
 	if err != nil {
 		c.dropHeadView()
 		return 0, err
 	}
 	if lost != nil {
-		c.dropHeadView()
+		c.mu.Lock()
+		c.headView = lost.view // the next transaction's base, when advanced (nil: it loads)
+		c.mu.Unlock()
 		if genesis {
 			return 0, errorf(CommitConflict, "conflict: another open created a lake in this store first; read it again and retry")
 		}

@@ -80,12 +80,16 @@ func (s *logSession) land(ctx context.Context, b *preparedBatch) (*lostRace, err
 	if err := checkLogBatch(l.base, batch); err != nil {
 		return nil, wrapf(Internal, err, "refusing to offer a malformed slot")
 	}
-	// Take turns with the peers this committer knows (contention.go).
-	if landed, err := l.awaitTurn(ctx, slot); err != nil || len(landed) > 0 {
+	// Take turns with the peers this committer knows (contention.go); an
+	// explicit transaction offers at once (see preparedBatch.explicit).
+	if !b.explicit {
+		landed, err := l.awaitTurn(ctx, slot)
 		if err != nil {
 			return nil, err
 		}
-		return s.lostTo(ctx, b, landed)
+		if len(landed) > 0 {
+			return s.lostTo(ctx, b, landed)
+		}
 	}
 	if s.db != nil {
 		l.foldMu.Lock() // a holder's idle poll must not fold the slot it is landing

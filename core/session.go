@@ -30,6 +30,10 @@ type preparedBatch struct {
 	newHead  Head
 	writes   []kvWrite
 	changes  changeSet // every member's changes (for the log's classification record)
+	// explicit: an explicit transaction's batch, which a lost race fails
+	// (it is never re-run); it offers at once instead of waiting for a turn,
+	// since every slot a turn lets a peer take first makes it lose.
+	explicit bool
 }
 
 // lostRace describes what a batch lost to.

@@ -209,7 +209,7 @@ func TestOpenWriterThenReader(t *testing.T) {
 	if _, err := w.Catalog.Commit(ctx, func(tx *core.Transaction) error { _, err := tx.CreateSchema("s"); return err }); err != nil {
 		t.Fatal(err)
 	}
-	s, _ := w.Catalog.Snapshot(ctx)
+	s, _ := w.Catalog.View(ctx)
 	if v, _ := s.Option(core.ScopeGlobal, 0, "data_path"); v != "/data/" {
 		t.Fatalf("data_path %q", v)
 	}

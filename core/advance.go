@@ -35,7 +35,7 @@ var (
 
 // advanceView returns v with batches applied (slots that landed, in order,
 // the first prepared against v's head), or ok false when it cannot.
-func advanceView(v *CatalogSnapshot, batches []LogBatch) (_ *CatalogSnapshot, ok bool, err error) {
+func advanceView(v *CatalogView, batches []LogBatch) (_ *CatalogView, ok bool, err error) {
 	if v == nil || len(batches) == 0 || batches[0].Head != v.head {
 		return nil, false, nil
 	}
@@ -75,7 +75,7 @@ func advanceView(v *CatalogSnapshot, batches []LogBatch) (_ *CatalogSnapshot, ok
 
 // advancer applies writes to n, copying every inner map it changes once.
 type advancer struct {
-	n       *CatalogSnapshot
+	n       *CatalogView
 	owned   map[any]bool // inner maps already copied (by their outer key)
 	written []Versioned  // versions of the entities written
 	ends    []inlineEnd  // the slot's live inline deletes, applied after its inserts
@@ -356,6 +356,6 @@ func setInner[K comparable, IK comparable, V any](outer map[K]map[IK]V, id K, m 
 
 // sameView reports whether two views hold the same catalog (the check of
 // an advanced view against a full load).
-func sameView(a, b *CatalogSnapshot) bool {
+func sameView(a, b *CatalogView) bool {
 	return reflect.DeepEqual(a, b)
 }

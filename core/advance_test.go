@@ -104,9 +104,9 @@ func TestLostRaceAdvancesTheViewOverDataOnlySlots(t *testing.T) {
 	}
 }
 
-func snapOf(t *testing.T, tx *core.Transaction) *core.CatalogSnapshot {
+func snapOf(t *testing.T, tx *core.Transaction) *core.CatalogView {
 	t.Helper()
-	return tx.Snapshot()
+	return tx.View()
 }
 
 func dumpOf(t *testing.T, c *core.Catalog) any {

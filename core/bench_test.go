@@ -82,7 +82,7 @@ func createTables(tb testing.TB, c *core.Catalog, n int) []core.TableID {
 	tb.Helper()
 	tables := make([]core.TableID, n)
 	if _, err := c.Commit(bg, func(tx *core.Transaction) error {
-		main, _ := tx.Snapshot().SchemaByName("main")
+		main, _ := tx.View().SchemaByName("main")
 		for i := range tables {
 			id, err := tx.CreateTable(main.ID, fmt.Sprintf("t%d", i), []core.ColumnDef{{Name: "a", Type: "int64"}})
 			if err != nil {

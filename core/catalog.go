@@ -75,8 +75,8 @@ type Catalog struct {
 
 	mu       sync.Mutex
 	closed   bool
-	empty    bool             // opened with LeaveEmpty on an empty store: no lake
-	headView *CatalogSnapshot // the head state: folded forward by commits (read-write), cached by stamp (read-only)
+	empty    bool         // opened with LeaveEmpty on an empty store: no lake
+	headView *CatalogView // the head state: folded forward by commits (read-write), cached by stamp (read-only)
 	queue    []*commitReq
 	leading  bool
 	leaderW  sync.WaitGroup
@@ -329,10 +329,10 @@ func (c *Catalog) HasLake() bool {
 	return true
 }
 
-// Snapshot returns the catalog at its head. A read-write handle serves its
+// View returns the catalog at its head. A read-write handle serves its
 // own latest commit; a read-only handle serves what it has polled, read at
 // one pinned cut of the reader, so a poll landing mid-read cannot tear it.
-func (c *Catalog) Snapshot(ctx context.Context) (*CatalogSnapshot, error) {
+func (c *Catalog) View(ctx context.Context) (*CatalogView, error) {
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}
@@ -366,8 +366,8 @@ func (c *Catalog) Snapshot(ctx context.Context) (*CatalogSnapshot, error) {
 // stableLoad materializes through the reader at one pinned cut. The head
 // view is cached by its stamp, so repeated reads between polls cost one key
 // read.
-func (c *Catalog) stableLoad(ctx context.Context, at *SnapshotID) (*CatalogSnapshot, error) {
-	var out *CatalogSnapshot
+func (c *Catalog) stableLoad(ctx context.Context, at *SnapshotID) (*CatalogView, error) {
+	var out *CatalogView
 	err := c.consistentRead(ctx, func(kv kvReader) error {
 		head, _, err := readHead(ctx, kv)
 		if err != nil {
@@ -398,8 +398,8 @@ func (c *Catalog) stableLoad(ctx context.Context, at *SnapshotID) (*CatalogSnaps
 	return out, err
 }
 
-// SnapshotAt returns the catalog as it was at snapshot id (time travel).
-func (c *Catalog) SnapshotAt(ctx context.Context, id SnapshotID) (*CatalogSnapshot, error) {
+// ViewAt returns the catalog as it was at snapshot id (time travel).
+func (c *Catalog) ViewAt(ctx context.Context, id SnapshotID) (*CatalogView, error) {
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}

@@ -321,14 +321,14 @@ func TestUpdateTableStats(t *testing.T) {
 	// Statistics are unversioned, as ducklake_table_stats is: time travel to
 	// a snapshot where the table lives shows the current values, and one
 	// before the table existed shows none.
-	old, err := c.SnapshotAt(bg, created)
+	old, err := c.ViewAt(bg, created)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := old.TableStats(tb); st != (core.TableStats{TableID: tb, RecordCount: 100, NextRowID: 160, FileSizeBytes: 1000}) {
 		t.Fatalf("at snapshot %d: stats = %+v (unversioned stats are the current ones)", created, st)
 	}
-	genesis, err := c.SnapshotAt(bg, 0)
+	genesis, err := c.ViewAt(bg, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +372,7 @@ func TestSetFileColumnStats(t *testing.T) {
 		}
 		return tx.SetFileColumnStats(sa)
 	})
-	check := func(what string, s *core.CatalogSnapshot, want ...core.FileColumnStats) {
+	check := func(what string, s *core.CatalogView, want ...core.FileColumnStats) {
 		t.Helper()
 		got := s.FileColumnStats(f1)
 		if fmt.Sprintf("%+v", deref(got)) != fmt.Sprintf("%+v", deref(want)) {
@@ -500,12 +500,12 @@ func TestSetCommitExtraInfo(t *testing.T) {
 	ro := openRO(t, store, core.CatalogOptions{})
 	for _, h := range []*core.Catalog{c, ro} {
 		for id, w := range want {
-			at, err := h.SnapshotAt(bg, id)
+			at, err := h.ViewAt(bg, id)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got := extra(at.Snapshot()); got != w {
-				t.Fatalf("SnapshotAt(%d).CommitExtraInfo = %q, want %q", id, got, w)
+				t.Fatalf("ViewAt(%d).CommitExtraInfo = %q, want %q", id, got, w)
 			}
 		}
 		snaps, err := h.Snapshots(bg, 0)
@@ -518,7 +518,7 @@ func TestSetCommitExtraInfo(t *testing.T) {
 			}
 		}
 	}
-	if at, _ := c.SnapshotAt(bg, s1); *at.Snapshot().Author != "ops" || *at.Snapshot().CommitMessage != "load" {
+	if at, _ := c.ViewAt(bg, s1); *at.Snapshot().Author != "ops" || *at.Snapshot().CommitMessage != "load" {
 		t.Fatalf("author/message at %d: %+v", s1, at.Snapshot())
 	}
 
@@ -550,7 +550,7 @@ func TestNullsAllowedOnCreateAndAlter(t *testing.T) {
 		})
 		return err
 	})
-	nulls := func(s *core.CatalogSnapshot) map[string]bool {
+	nulls := func(s *core.CatalogView) map[string]bool {
 		out := map[string]bool{}
 		for _, col := range s.Columns(tb) {
 			out[col.Name] = col.NullsAllowed
@@ -620,7 +620,7 @@ func TestNullsAllowedOnCreateAndAlter(t *testing.T) {
 		{defaulted, false, false},
 		{relaxed, true, false},
 	} {
-		at, err := c.SnapshotAt(bg, e.at)
+		at, err := c.ViewAt(bg, e.at)
 		if err != nil {
 			t.Fatal(err)
 		}

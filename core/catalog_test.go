@@ -47,9 +47,9 @@ func commit(t *testing.T, c *core.Catalog, fn func(*core.Transaction) error) cor
 	return id
 }
 
-func snap(t *testing.T, c *core.Catalog) *core.CatalogSnapshot {
+func snap(t *testing.T, c *core.Catalog) *core.CatalogView {
 	t.Helper()
-	s, err := c.Snapshot(bg)
+	s, err := c.View(bg)
 	if err != nil {
 		t.Fatalf("Snapshot: %v", err)
 	}
@@ -57,7 +57,7 @@ func snap(t *testing.T, c *core.Catalog) *core.CatalogSnapshot {
 }
 
 func mainSchema(t *testing.T, tx *core.Transaction) core.SchemaID {
-	s, ok := tx.Snapshot().SchemaByName("main")
+	s, ok := tx.View().SchemaByName("main")
 	if !ok {
 		t.Fatal("no schema main")
 	}
@@ -333,17 +333,17 @@ func TestVerbPremisesAreChecked(t *testing.T) {
 		{"non-empty schema", func(tx *core.Transaction) error { return tx.DropSchema(mainSchema(t, tx), false) }, core.Constraint},
 		{"empty name", func(tx *core.Transaction) error { _, err := tx.CreateSchema(""); return err }, core.InvalidArgument},
 		{"file without path", func(tx *core.Transaction) error {
-			tb, _ := tx.Snapshot().TableByName("main", "t")
+			tb, _ := tx.View().TableByName("main", "t")
 			_, err := tx.RegisterDataFile(core.DataFileDef{TableID: tb.ID})
 			return err
 		}, core.InvalidArgument},
 		{"delete file for a missing data file", func(tx *core.Transaction) error {
-			tb, _ := tx.Snapshot().TableByName("main", "t")
+			tb, _ := tx.View().TableByName("main", "t")
 			_, err := tx.RegisterDeleteFile(core.DeleteFileDef{TableID: tb.ID, DataFileID: 12345, Path: "d"})
 			return err
 		}, core.NotFound},
 		{"inline row of the wrong width", func(tx *core.Transaction) error {
-			tb, _ := tx.Snapshot().TableByName("main", "t")
+			tb, _ := tx.View().TableByName("main", "t")
 			_, err := tx.InlineInsert(tb.ID, [][]core.Value{{}, {}})
 			return err
 		}, core.InvalidArgument},
@@ -550,7 +550,7 @@ func TestTimeTravelReturnsExactlyTheOldState(t *testing.T) {
 		return err
 	})
 	s3 := commit(t, c, func(tx *core.Transaction) error {
-		cs := tx.Snapshot().Columns(tb)
+		cs := tx.View().Columns(tb)
 		if err := tx.RenameColumn(tb, cs[1].ID, "bb"); err != nil {
 			return err
 		}
@@ -579,9 +579,9 @@ func TestTimeTravelReturnsExactlyTheOldState(t *testing.T) {
 		{s4, "t2", "bb", []string{"2.parquet"}, 2},
 		{s5, "", "", nil, 3},
 	} {
-		s, err := c.SnapshotAt(bg, e.at)
+		s, err := c.ViewAt(bg, e.at)
 		if err != nil {
-			t.Fatalf("SnapshotAt(%d): %v", e.at, err)
+			t.Fatalf("ViewAt(%d): %v", e.at, err)
 		}
 		if s.ID() != e.at || s.Snapshot().SchemaVersion != e.version {
 			t.Fatalf("at %d: view at %d with schema version %d, want %d", e.at, s.ID(), s.Snapshot().SchemaVersion, e.version)
@@ -604,8 +604,8 @@ func TestTimeTravelReturnsExactlyTheOldState(t *testing.T) {
 			t.Fatalf("at %d: files %v, want %v", e.at, paths, e.files)
 		}
 	}
-	if _, err := c.SnapshotAt(bg, s5+1); !errors.Is(err, core.NotFound) {
-		t.Fatalf("SnapshotAt(future): %v", err)
+	if _, err := c.ViewAt(bg, s5+1); !errors.Is(err, core.NotFound) {
+		t.Fatalf("ViewAt(future): %v", err)
 	}
 }
 
@@ -653,7 +653,7 @@ func TestInlinedRowsInsertDeleteFlushAndTimeTravel(t *testing.T) {
 		t.Fatalf("stats after flush %+v (rows must not be counted twice)", st)
 	}
 	for at, want := range map[core.SnapshotID]int{sIns: 3, sDel: 2, sFlush: 0} {
-		old, err := c.SnapshotAt(bg, at)
+		old, err := c.ViewAt(bg, at)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -663,7 +663,7 @@ func TestInlinedRowsInsertDeleteFlushAndTimeTravel(t *testing.T) {
 	}
 	// A fresh reader decodes the same values.
 	ro := openRO(t, store, core.CatalogOptions{})
-	old, err := ro.SnapshotAt(bg, sDel)
+	old, err := ro.ViewAt(bg, sDel)
 	if err != nil {
 		t.Fatal(err)
 	}

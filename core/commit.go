@@ -246,7 +246,7 @@ func runClosure(fn func(*Transaction) error, t *Transaction) (err error) {
 
 // baseFor returns the materialized head, reusing the cached head view when its
 // stamp matches.
-func (c *Catalog) baseFor(ctx context.Context, kv kvReader, head Head) (*CatalogSnapshot, error) {
+func (c *Catalog) baseFor(ctx context.Context, kv kvReader, head Head) (*CatalogView, error) {
 	c.mu.Lock()
 	hv := c.headView
 	c.mu.Unlock()
@@ -304,7 +304,7 @@ func (c *Catalog) intervening(ctx context.Context, after SnapshotID) ([]changeSe
 	}
 	// Schema names of dropped schemas come from the time before the drop.
 	names := map[SchemaID]string{}
-	if old, err := c.SnapshotAt(ctx, after); err == nil {
+	if old, err := c.ViewAt(ctx, after); err == nil {
 		for _, s := range old.schemas {
 			names[s.ID] = s.Name
 		}

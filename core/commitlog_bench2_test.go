@@ -59,7 +59,7 @@ func benchTable(b *testing.B, c *core.Catalog) core.TableID {
 	b.Helper()
 	var id core.TableID
 	if _, err := c.Commit(bg, func(tx *core.Transaction) error {
-		main, _ := tx.Snapshot().SchemaByName("main")
+		main, _ := tx.View().SchemaByName("main")
 		var err error
 		id, err = tx.CreateTable(main.ID, "t", []core.ColumnDef{{Name: "a", Type: "int64"}})
 		return err
@@ -117,7 +117,7 @@ func BenchmarkCommitLogFreshness(b *testing.B) {
 							}
 							return h.SnapshotID
 						}
-						s, err := o.Snapshot(bg)
+						s, err := o.View(bg)
 						if err != nil {
 							b.Fatal(err)
 						}

@@ -68,7 +68,7 @@ func BenchmarkColdOpenOverUnfoldedSlots(b *testing.B) {
 					}
 					var tb core.TableID
 					if _, err := c.Commit(bg, func(tx *core.Transaction) error {
-						main, _ := tx.Snapshot().SchemaByName("main")
+						main, _ := tx.View().SchemaByName("main")
 						tb, err = tx.CreateTable(main.ID, "t", []core.ColumnDef{{Name: "a", Type: "int64"}})
 						return err
 					}); err != nil {
@@ -101,7 +101,7 @@ func BenchmarkColdOpenOverUnfoldedSlots(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					snap, err := r.Snapshot(bg)
+					snap, err := r.View(bg)
 					if err != nil || len(snap.DataFiles(tb)) != slots {
 						b.Fatalf("cold reader sees %v files (%v)", len(snap.DataFiles(tb)), err)
 					}

@@ -95,7 +95,7 @@ func TestReadOnlyOpenAsksTheProviderForItsReaderByPath(t *testing.T) {
 	if iters == 0 {
 		t.Fatal("the read-only open never asked the provider's reader for the log (its end was not resolved through it)")
 	}
-	if _, err := ro.Snapshot(bg); err != nil {
+	if _, err := ro.View(bg); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -195,7 +195,7 @@ func crashTagOf(path string) (tag string, ok bool) {
 
 // crashFiles returns the commits s holds (by tag). It fails on a file
 // registered twice, a torn commit or a file of no known commit.
-func crashFiles(t *testing.T, label string, s *core.CatalogSnapshot, table core.TableID, known map[string]bool) map[string]bool {
+func crashFiles(t *testing.T, label string, s *core.CatalogView, table core.TableID, known map[string]bool) map[string]bool {
 	t.Helper()
 	seen := map[string]int{}
 	parts := map[string]int{}

@@ -90,7 +90,7 @@ func runLogChild(role string) int {
 		return childFail("open: %v", err)
 	}
 	defer c.Close(bg)
-	s, err := c.Snapshot(bg)
+	s, err := c.View(bg)
 	if err != nil {
 		return childFail("%v", err)
 	}
@@ -119,7 +119,7 @@ func runLogChild(role string) int {
 			return childFail("commit: %v", err)
 		}
 		// Served once landed: the child's own read sees it.
-		s, err := c.Snapshot(bg)
+		s, err := c.View(bg)
 		if err != nil || len(s.DataFiles(tb.ID)) == 0 {
 			return childFail("the committer does not see its own slot: %v", err)
 		}
@@ -139,7 +139,7 @@ func runLogChild(role string) int {
 		if err := c.Refresh(bg); err != nil {
 			return childFail("refresh: %v", err)
 		}
-		s, err = c.Snapshot(bg)
+		s, err = c.View(bg)
 		if err != nil {
 			return childFail("%v", err)
 		}
@@ -351,7 +351,7 @@ func manyProcesses(t *testing.T, store objstore.Store, where string, procs, each
 	if len(acked) != procs*each {
 		t.Fatalf("%d commits acknowledged, want %d", len(acked), procs*each)
 	}
-	check := func(who string, s *core.CatalogSnapshot) {
+	check := func(who string, s *core.CatalogView) {
 		t.Helper()
 		if s.ID() != start+core.SnapshotID(procs*each) {
 			t.Fatalf("%s: head %d, want %d (consecutive snapshots)", who, s.ID(), start+core.SnapshotID(procs*each))

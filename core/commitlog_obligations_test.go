@@ -410,7 +410,7 @@ func TestCommitterSessionRecordsEveryWriteItIsHandedAndCommitsNoneOfIt(t *testin
 	}
 }
 
-func mainSchemaOf(t *testing.T, s *core.CatalogSnapshot) core.SchemaID {
+func mainSchemaOf(t *testing.T, s *core.CatalogView) core.SchemaID {
 	t.Helper()
 	m, ok := s.SchemaByName("main")
 	if !ok {
@@ -673,7 +673,7 @@ func TestHolderWhoseWonSlotFailsToApplyReportsOutcomeUnknownAndAReopenFoldsIt(t 
 
 	// A reopen is served the slot, and folds it into the store.
 	c := openCommitter(t, store, logOpts())
-	paths := func(s *core.CatalogSnapshot) map[string]int {
+	paths := func(s *core.CatalogView) map[string]int {
 		m := map[string]int{}
 		for _, f := range s.DataFiles(table) {
 			m[f.Path]++

@@ -181,7 +181,7 @@ func openCommitter(ctx context.Context, store objstore.Store, opts CatalogOption
 	l.base = base
 	poll := opts.CommitLogPollInterval
 	// An idle committer makes no request of the log (Lazy); a read
-	// refreshes first (Catalog.Snapshot), a commit tails until served.
+	// refreshes first (Catalog.View), a commit tails until served.
 	// Every slot the reader is served is checked (slotcheck.go): a slot
 	// breaking the head-stamp rule is Corruption, not endless lost races.
 	r, err := slate.OpenReader(ctx, es, opts.Path, slate.ReaderOptions{PollInterval: poll, Lazy: true},

@@ -154,7 +154,7 @@ func (s *logSession) lostTo(ctx context.Context, b *preparedBatch, landed []LogB
 		theirs = append(theirs, changeSetOf(lb.Head.SnapshotID+1, lb.ChangesMade, lb.DeletedDataFiles))
 	}
 	names := map[SchemaID]string{}
-	var view *CatalogSnapshot
+	var view *CatalogView
 	if base, err := l.c.baseFor(ctx, s, b.prepared); err == nil {
 		for _, sc := range base.schemas {
 			names[sc.ID] = sc.Name
@@ -178,7 +178,7 @@ func (s *logSession) lostTo(ctx context.Context, b *preparedBatch, landed []LogB
 
 // checkAdvanced compares an advanced view with a full load at its head
 // (checkAdvance, in tests).
-func (s *logSession) checkAdvanced(ctx context.Context, view *CatalogSnapshot) error {
+func (s *logSession) checkAdvanced(ctx context.Context, view *CatalogView) error {
 	var kv kvReader
 	if s.db != nil {
 		snap := s.db.Snapshot()

@@ -66,7 +66,7 @@ func TestSlotBreakingTheHeadStampRuleIsCorruption(t *testing.T) {
 			}
 			_, err = c.FoldSprint(bg)
 			wantCorrupt("fold", err)
-			_, err = c.Snapshot(bg)
+			_, err = c.View(bg)
 			wantCorrupt("the committer's read", err)
 			_, err = c.Commit(bg, func(tx *core.Transaction) error { _, err := tx.CreateSchema("s"); return err })
 			wantCorrupt("the next commit", err)
@@ -75,7 +75,7 @@ func TestSlotBreakingTheHeadStampRuleIsCorruption(t *testing.T) {
 			}
 			// A fresh committer refuses too (its reader meets the slot).
 			if c2, err := core.Open(bg, store, logOpts()); err == nil {
-				_, err = c2.Snapshot(bg)
+				_, err = c2.View(bg)
 				c2.Close(bg)
 				wantCorrupt("a fresh committer's read", err)
 			} else {

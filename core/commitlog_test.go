@@ -170,7 +170,7 @@ func TestLostRaceFoldsThePeersSlotBeforeTheRetryLandsAfterIt(t *testing.T) {
 	if holder.Role() != core.RoleHolder {
 		t.Fatalf("role %q after TakeStore", holder.Role())
 	}
-	// (Snapshot, not Head: Head on a writer whose held view is unset
+	// (View, not Head: Head on a writer whose head view is unset
 	// re-locks c.mu and hangs.)
 	prepared := snap(t, holder).Head()
 	base := logBase(t, store)

@@ -45,7 +45,7 @@ func populateFixture(c *core.Catalog) error {
 			if err != nil {
 				return err
 			}
-			for _, c := range tx.Snapshot().Columns(orders) {
+			for _, c := range tx.View().Columns(orders) {
 				if c.Name == "b" {
 					colB = c.ID
 				}
@@ -112,7 +112,7 @@ func populateFixture(c *core.Catalog) error {
 			return err
 		},
 		func(tx *core.Transaction) error {
-			first := tx.Snapshot().InlinedRows(log2)[0].Rows[0].RowID
+			first := tx.View().InlinedRows(log2)[0].Rows[0].RowID
 			if err := tx.InlineDelete(log2, []uint64{first}); err != nil {
 				return err
 			}
@@ -439,12 +439,12 @@ func TestMigrate9To12PreservesEverything(t *testing.T) {
 	// Commits on the migrated catalog keep the indexes.
 	c := openRW(t, store)
 	commit(t, c, func(tx *core.Transaction) error {
-		orders, _ := tx.Snapshot().TableByName("sales", "orders")
-		f := tx.Snapshot().DataFiles(orders.ID)[0]
+		orders, _ := tx.View().TableByName("sales", "orders")
+		f := tx.View().DataFiles(orders.ID)[0]
 		if _, err := tx.RegisterDeleteFile(core.DeleteFileDef{TableID: orders.ID, DataFileID: f.ID, Path: "late.parquet"}); err != nil {
 			return err
 		}
-		li, _ := tx.Snapshot().TableByName("sales", "line_items")
+		li, _ := tx.View().TableByName("sales", "line_items")
 		return tx.RenameTable(li.ID, "items")
 	})
 	c.Close(bg)
@@ -650,7 +650,7 @@ func TestRaiseFormat(t *testing.T) {
 	wantKind(t, err, core.CommitConflict)
 	var del core.DeleteFileID
 	commit(t, c, func(tx *core.Transaction) (err error) {
-		del, err = tx.RegisterDeleteFile(core.DeleteFileDef{TableID: orders.ID, DataFileID: tx.Snapshot().DataFiles(orders.ID)[0].ID, Path: "fresh.parquet"})
+		del, err = tx.RegisterDeleteFile(core.DeleteFileDef{TableID: orders.ID, DataFileID: tx.View().DataFiles(orders.ID)[0].ID, Path: "fresh.parquet"})
 		return err
 	})
 	got, err := c.DeleteFilesOf(bg, orders.ID, snap(t, c).DataFiles(orders.ID)[0].ID)

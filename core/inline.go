@@ -30,7 +30,7 @@ func compareChunks(a, b *chunkState) int {
 
 // topColumns is the layout of an inlined row: the table's top-level
 // columns in column order (InlineInsert writes one value per entry).
-func (s *CatalogSnapshot) topColumns(table TableID) []*Column {
+func (s *CatalogView) topColumns(table TableID) []*Column {
 	var top []*Column
 	for _, c := range s.columns[table] {
 		if c.Parent == nil {

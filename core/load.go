@@ -90,7 +90,7 @@ func scanPrefix(ctx context.Context, kv kvReader, prefix []byte, fn func(k keys.
 // load materializes the catalog. With at nil it builds the head state from
 // the current subspace only; with at set it builds the state at that
 // snapshot from current plus history.
-func load(ctx context.Context, kv kvReader, at *SnapshotID) (*CatalogSnapshot, error) {
+func load(ctx context.Context, kv kvReader, at *SnapshotID) (*CatalogView, error) {
 	head, ok, err := readHead(ctx, kv)
 	if err != nil {
 		return nil, err
@@ -116,7 +116,7 @@ func load(ctx context.Context, kv kvReader, at *SnapshotID) (*CatalogSnapshot, e
 	if err != nil {
 		return nil, err
 	}
-	s := newCatalogSnapshot()
+	s := newCatalogView()
 	s.snap = *snap
 	if at == nil {
 		s.head = head
@@ -286,7 +286,7 @@ func load(ctx context.Context, kv kvReader, at *SnapshotID) (*CatalogSnapshot, e
 
 // loadInlined reads inlined row chunks visible at target and applies the
 // inline deletes that ended rows at or before it.
-func loadInlined(ctx context.Context, kv kvReader, s *CatalogSnapshot, target SnapshotID, history bool) error {
+func loadInlined(ctx context.Context, kv kvReader, s *CatalogView, target SnapshotID, history bool) error {
 	type chunkKey struct {
 		table          TableID
 		sv, begin, seq uint64

@@ -24,7 +24,7 @@ func pickRandom[T any](r *rand.Rand, s []T) (T, bool) {
 }
 
 // freeRel picks a pool name no table or view of schema uses.
-func freeRel(r *rand.Rand, s *core.CatalogSnapshot, schema string) (string, bool) {
+func freeRel(r *rand.Rand, s *core.CatalogView, schema string) (string, bool) {
 	var free []string
 	for _, n := range relPool {
 		_, t := s.TableByName(schema, n)
@@ -44,7 +44,7 @@ type fileRef struct {
 // randomOp applies one valid random change to tx and names it ("" when
 // the drawn change had nothing to apply to).
 func randomOp(r *rand.Rand, tx *core.Transaction) (string, error) {
-	s := tx.Snapshot()
+	s := tx.View()
 	schemas := s.Schemas()
 	tables := s.AllTables()
 	views := s.AllViews()

@@ -14,7 +14,7 @@ package core
 //     delete file.
 //
 // Below those formats the indexes are absent or incomplete and the lookups
-// fall back to a materialized snapshot.
+// fall back to a materialized view.
 
 import (
 	"context"
@@ -93,7 +93,7 @@ func (c *Catalog) indexFormat() uint64 {
 // materializes the head.
 func (c *Catalog) LookupSchema(ctx context.Context, name string) (Schema, bool, error) {
 	if !hasNameDirectory(c.indexFormat()) {
-		s, err := c.Snapshot(ctx)
+		s, err := c.View(ctx)
 		if err != nil {
 			return Schema{}, false, err
 		}
@@ -135,7 +135,7 @@ func lookupRelation[T any](ctx context.Context, c *Catalog, kind keys.NameKind, 
 // below it materializes the head.
 func (c *Catalog) LookupTable(ctx context.Context, schema, table string) (Table, bool, error) {
 	if !hasNameDirectory(c.indexFormat()) {
-		s, err := c.Snapshot(ctx)
+		s, err := c.View(ctx)
 		if err != nil {
 			return Table{}, false, err
 		}
@@ -153,7 +153,7 @@ func (c *Catalog) LookupTable(ctx context.Context, schema, table string) (Table,
 // LookupTable.
 func (c *Catalog) LookupView(ctx context.Context, schema, view string) (View, bool, error) {
 	if !hasNameDirectory(c.indexFormat()) {
-		s, err := c.Snapshot(ctx)
+		s, err := c.View(ctx)
 		if err != nil {
 			return View{}, false, err
 		}
@@ -173,7 +173,7 @@ func (c *Catalog) LookupView(ctx context.Context, schema, view string) (View, bo
 // per delete file); below it materializes the head.
 func (c *Catalog) DeleteFilesOf(ctx context.Context, table TableID, file DataFileID) ([]DeleteFile, error) {
 	if !hasDeleteTargets(c.indexFormat()) {
-		s, err := c.Snapshot(ctx)
+		s, err := c.View(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -251,7 +251,7 @@ func (t *Transaction) touchName(kind keys.NameKind, parent uint64, name string) 
 }
 
 // nameEntries lists the live names (and ids) that hash into slot.
-func (s *CatalogSnapshot) nameEntries(slot nameSlot) []nameDirEntry {
+func (s *CatalogView) nameEntries(slot nameSlot) []nameDirEntry {
 	var out []nameDirEntry
 	add := func(name string, id uint64) {
 		if keys.NameHash(name) == slot.hash {

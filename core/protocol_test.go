@@ -137,7 +137,7 @@ func TestClosureFailsWithCommitConflictOnATrueConflict(t *testing.T) {
 	c := openRW(t, objstore.NewMemory(0))
 	a, _ := setupTwoTables(t, c)
 	_, err, runs := raceClosure(t, c, func(tx *core.Transaction) error { return tx.DropTable(a) }, func(tx *core.Transaction) error {
-		if _, ok := tx.Snapshot().Table(a); !ok {
+		if _, ok := tx.View().Table(a); !ok {
 			return fmt.Errorf("table gone on re-run")
 		}
 		return insertInto(a, "loser.parquet")(tx)

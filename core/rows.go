@@ -75,7 +75,7 @@ func (c *Catalog) BeginRows(ctx context.Context, expect Head) (*Transaction, err
 		}
 		return nil, err
 	}
-	base := newCatalogSnapshot()
+	base := newCatalogView()
 	t := newTransaction(base, time.Now().UTC().Truncate(time.Microsecond), FormatCurrent)
 	t.id = 0
 	t.cat, t.sess = c, sess
@@ -261,8 +261,8 @@ func (t *Transaction) DeleteSchema(id SchemaID, begin SnapshotID, end *SnapshotI
 // liveInSchema is the live[E] of a relation named within its schema
 // (tables, views): byID and byName pick its maps in a snapshot, key reads
 // its id, schema and name, and kind is its name-directory kind.
-func liveInSchema[ID comparable, E any](kind keys.NameKind, byID func(*CatalogSnapshot) map[ID]*E,
-	byName func(*CatalogSnapshot) map[SchemaID]map[string]ID, key func(*E) (ID, SchemaID, string)) live[E] {
+func liveInSchema[ID comparable, E any](kind keys.NameKind, byID func(*CatalogView) map[ID]*E,
+	byName func(*CatalogView) map[SchemaID]map[string]ID, key func(*E) (ID, SchemaID, string)) live[E] {
 	return live[E]{
 		get: func(t *Transaction, e *E) (*E, bool) {
 			id, _, _ := key(e)
@@ -295,8 +295,8 @@ func liveInSchema[ID comparable, E any](kind keys.NameKind, byID func(*CatalogSn
 }
 
 var liveTable = liveInSchema(keys.NameTable,
-	func(s *CatalogSnapshot) map[TableID]*Table { return s.tables },
-	func(s *CatalogSnapshot) map[SchemaID]map[string]TableID { return s.tableByName },
+	func(s *CatalogView) map[TableID]*Table { return s.tables },
+	func(s *CatalogView) map[SchemaID]map[string]TableID { return s.tableByName },
 	func(e *Table) (TableID, SchemaID, string) { return e.ID, e.SchemaID, e.Name })
 
 // PutTable stages a ducklake_table row.
@@ -325,8 +325,8 @@ func (t *Transaction) DeleteTable(id TableID, begin SnapshotID, end *SnapshotID)
 }
 
 var liveView = liveInSchema(keys.NameView,
-	func(s *CatalogSnapshot) map[ViewID]*View { return s.views },
-	func(s *CatalogSnapshot) map[SchemaID]map[string]ViewID { return s.viewByName },
+	func(s *CatalogView) map[ViewID]*View { return s.views },
+	func(s *CatalogView) map[SchemaID]map[string]ViewID { return s.viewByName },
 	func(e *View) (ViewID, SchemaID, string) { return e.ID, e.SchemaID, e.Name })
 
 // PutView stages a ducklake_view row.
@@ -357,7 +357,7 @@ func (t *Transaction) DeleteView(id ViewID, begin SnapshotID, end *SnapshotID) e
 // liveInTable is the live[E] of an entity kept per table (columns, data
 // and delete files): byTable picks its map in a snapshot, key reads its
 // table and id.
-func liveInTable[ID comparable, E any](byTable func(*CatalogSnapshot) map[TableID]map[ID]*E, key func(*E) (TableID, ID)) live[E] {
+func liveInTable[ID comparable, E any](byTable func(*CatalogView) map[TableID]map[ID]*E, key func(*E) (TableID, ID)) live[E] {
 	return live[E]{
 		get: func(t *Transaction, e *E) (*E, bool) {
 			table, id := key(e)
@@ -376,7 +376,7 @@ func liveInTable[ID comparable, E any](byTable func(*CatalogSnapshot) map[TableI
 	}
 }
 
-var liveColumn = liveInTable(func(s *CatalogSnapshot) map[TableID]map[ColumnID]*Column { return s.columns },
+var liveColumn = liveInTable(func(s *CatalogView) map[TableID]map[ColumnID]*Column { return s.columns },
 	func(e *Column) (TableID, ColumnID) { return e.TableID, e.ID })
 
 // PutColumn stages a ducklake_column row (with the ducklake_column_tag rows
@@ -404,7 +404,7 @@ func (t *Transaction) DeleteColumn(table TableID, id ColumnID, begin SnapshotID,
 		keys.KindColumn, liveColumn, uint64(table), uint64(id))
 }
 
-var liveDataFile = liveInTable(func(s *CatalogSnapshot) map[TableID]map[DataFileID]*DataFile { return s.dataFiles },
+var liveDataFile = liveInTable(func(s *CatalogView) map[TableID]map[DataFileID]*DataFile { return s.dataFiles },
 	func(e *DataFile) (TableID, DataFileID) { return e.TableID, e.ID })
 
 // PutDataFile stages a ducklake_data_file row (with its
@@ -431,7 +431,7 @@ func (t *Transaction) DeleteDataFile(table TableID, id DataFileID, begin Snapsho
 
 // liveDeleteFile also keeps the delete-target index of live delete files.
 var liveDeleteFile = func() live[DeleteFile] {
-	lv := liveInTable(func(s *CatalogSnapshot) map[TableID]map[DeleteFileID]*DeleteFile { return s.deleteFiles },
+	lv := liveInTable(func(s *CatalogView) map[TableID]map[DeleteFileID]*DeleteFile { return s.deleteFiles },
 		func(e *DeleteFile) (TableID, DeleteFileID) { return e.TableID, e.ID })
 	set, drop := lv.set, lv.drop
 	lv.set = func(t *Transaction, e *DeleteFile) { set(t, e); t.indexDeleteTarget(e, true) }

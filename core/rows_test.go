@@ -332,7 +332,7 @@ func TestRowsRemoveHistoryWithoutASnapshot(t *testing.T) {
 	if len(d.Snapshots) != 2 || d.Snapshots[1].ID != 2 || len(d.Schemas) != 1 || len(d.GcFiles) != 0 {
 		t.Fatalf("after expire: %d snapshots, %d schemas, %d gc files", len(d.Snapshots), len(d.Schemas), len(d.GcFiles))
 	}
-	if _, err := c.SnapshotAt(bg, 1); core.KindOf(err) != core.SnapshotExpired {
+	if _, err := c.ViewAt(bg, 1); core.KindOf(err) != core.SnapshotExpired {
 		t.Fatalf("time travel to the expired snapshot: %v", err)
 	}
 }
@@ -394,7 +394,7 @@ func TestRowsInlinedRowsAsGiven(t *testing.T) {
 	}
 }
 
-// view is everything a CatalogSnapshot serves, for comparing two.
+// view is everything a CatalogView serves, for comparing two.
 type view struct {
 	Snap                      core.Snapshot
 	Head                      core.Head
@@ -428,7 +428,7 @@ type anyStats struct {
 
 // viewOf reads everything s serves; ever lists every table id the lake
 // has held (live or not), whose statistics it reads too.
-func viewOf(s *core.CatalogSnapshot, ever []core.TableID) view {
+func viewOf(s *core.CatalogView, ever []core.TableID) view {
 	v := view{Snap: s.Snapshot(), Head: s.Head(), Schemas: s.Schemas(), Tables: s.AllTables(), Views: s.AllViews(),
 		Mappings: s.Mappings(), Options: s.AllOptions(), Gc: s.GcFiles(), SchemaVersions: s.SchemaVersions()}
 	for _, id := range ever {
@@ -504,13 +504,13 @@ func TestRowsKeepTheCachedHeadTrue(t *testing.T) {
 // of the store reads.
 func commitKeepsTheCachedHeadTrue(t *testing.T, c *core.Catalog, store objstore.Store, what string, stage func(tx *core.Transaction) error) {
 	t.Helper()
-	if _, err := c.Snapshot(bg); err != nil { // the head is cached
+	if _, err := c.View(bg); err != nil { // the head is cached
 		t.Fatal(err)
 	}
 	if _, err := rowsCommit(t, c, stage); err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
-	held, err := c.Snapshot(bg)
+	held, err := c.View(bg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -518,7 +518,7 @@ func commitKeepsTheCachedHeadTrue(t *testing.T, c *core.Catalog, store objstore.
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh, err := ro.Snapshot(bg)
+	fresh, err := ro.View(bg)
 	ro.Close(bg)
 	if err != nil {
 		t.Fatal(err)

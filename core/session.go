@@ -42,7 +42,7 @@ type lostRace struct {
 	resolve schemaNameOf
 	// view is the committer's view advanced over the winners' slots (nil
 	// when it could not be: the retry loads).
-	view *CatalogSnapshot
+	view *CatalogView
 }
 
 // newSession opens the session for this handle's role.

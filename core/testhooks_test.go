@@ -74,9 +74,9 @@ func FormatStateForTest(ctx context.Context, store objstore.Store, path string) 
 type Materialized struct {
 	// Head is the head view with its batch counter zeroed (migration and
 	// format batches move the counter, never the catalog).
-	Head *CatalogSnapshot
-	// At holds SnapshotAt(id) for every snapshot id, in order.
-	At        []*CatalogSnapshot
+	Head *CatalogView
+	// At holds ViewAt(id) for every snapshot id, in order.
+	At        []*CatalogView
 	Snapshots []Snapshot
 	Stamp     Head
 }
@@ -136,7 +136,7 @@ func IndexKeysForTest(ctx context.Context, store objstore.Store, path string) (m
 // ExpectedIndexForTest derives, from a head materialization, the index
 // entries a catalog at format keeps: the name directory (11+) and the
 // delete-file targets (12+).
-func ExpectedIndexForTest(s *CatalogSnapshot, format uint64) map[string]string {
+func ExpectedIndexForTest(s *CatalogView, format uint64) map[string]string {
 	out := map[string]string{}
 	if hasNameDirectory(format) {
 		slots := map[nameSlot]bool{}

@@ -22,8 +22,8 @@ type kvWrite struct {
 // its own changes) and stage the writes. Nothing is visible to anyone else
 // until the commit lands. A Transaction is not safe for concurrent use.
 type Transaction struct {
-	base *CatalogSnapshot
-	next *CatalogSnapshot
+	base *CatalogView
+	next *CatalogView
 	id   SnapshotID // the snapshot this transaction mints
 	now  time.Time
 
@@ -62,7 +62,7 @@ type nameSlot struct {
 	hash   uint64
 }
 
-func newTransaction(base *CatalogSnapshot, now time.Time, format uint64) *Transaction {
+func newTransaction(base *CatalogView, now time.Time, format uint64) *Transaction {
 	t := &Transaction{
 		base:          base,
 		next:          base.clone(),
@@ -81,9 +81,9 @@ func newTransaction(base *CatalogSnapshot, now time.Time, format uint64) *Transa
 	return t
 }
 
-// Snapshot returns the catalog as this transaction sees it (base plus its
+// View returns the catalog as this transaction sees it (base plus its
 // own changes so far). The view is only valid until the next verb.
-func (t *Transaction) Snapshot() *CatalogSnapshot { return t.next }
+func (t *Transaction) View() *CatalogView { return t.next }
 
 // SnapshotID is the id the commit will mint.
 func (t *Transaction) SnapshotID() SnapshotID { return t.id }

@@ -87,7 +87,7 @@ flags:
 		return err
 	}
 	defer cat.Close(ctx)
-	start, err := cat.Snapshot(ctx)
+	start, err := cat.View(ctx)
 	if err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ flags:
 	go func() {
 		defer close(followed)
 		var seen core.SnapshotID
-		if s, err := follower.Snapshot(followCtx); err == nil {
+		if s, err := follower.View(followCtx); err == nil {
 			seen = s.ID()
 		}
 		tick := time.NewTicker(20 * time.Millisecond)
@@ -130,7 +130,7 @@ flags:
 				return
 			case <-tick.C:
 			}
-			s, err := follower.Snapshot(followCtx)
+			s, err := follower.View(followCtx)
 			if err != nil || s.ID() == seen {
 				continue
 			}
@@ -144,7 +144,7 @@ flags:
 	var schema string
 	var eventsID, usersID core.TableID
 	created, err := cat.Commit(ctx, func(t *core.Transaction) error {
-		schema = demoRunName(nextDemoRun(t.Snapshot()))
+		schema = demoRunName(nextDemoRun(t.View()))
 		sid, err := t.CreateSchema(schema)
 		if err != nil {
 			return err
@@ -235,7 +235,7 @@ flags:
 		if err := follower.Refresh(ctx); err != nil {
 			return err
 		}
-		s, err := follower.Snapshot(ctx)
+		s, err := follower.View(ctx)
 		if err != nil {
 			return err
 		}
@@ -251,11 +251,11 @@ flags:
 	<-followed
 	step("the follower serves snapshot %d", final.SnapshotID)
 
-	old, err := cat.SnapshotAt(ctx, created)
+	old, err := cat.ViewAt(ctx, created)
 	if err != nil {
 		return err
 	}
-	now, err := cat.Snapshot(ctx)
+	now, err := cat.View(ctx)
 	if err != nil {
 		return err
 	}
@@ -283,7 +283,7 @@ flags:
 }
 
 // demoRuns lists the schemas earlier demo runs created, in run order.
-func demoRuns(s *core.CatalogSnapshot) []string {
+func demoRuns(s *core.CatalogView) []string {
 	var out []string
 	for n := 1; n < nextDemoRun(s); n++ {
 		if _, ok := s.SchemaByName(demoRunName(n)); ok {
@@ -294,7 +294,7 @@ func demoRuns(s *core.CatalogSnapshot) []string {
 }
 
 // nextDemoRun is one more than the highest run_N schema (1 on a new lake).
-func nextDemoRun(s *core.CatalogSnapshot) int {
+func nextDemoRun(s *core.CatalogView) int {
 	n := 0
 	for _, sc := range s.Schemas() {
 		if k, err := strconv.Atoi(strings.TrimPrefix(sc.Name, demoSchemaPrefix)); err == nil && strings.HasPrefix(sc.Name, demoSchemaPrefix) && k > n {
@@ -306,7 +306,7 @@ func nextDemoRun(s *core.CatalogSnapshot) int {
 
 func demoRunName(n int) string { return demoSchemaPrefix + strconv.Itoa(n) }
 
-func topLevel(s *core.CatalogSnapshot, table core.TableID) int {
+func topLevel(s *core.CatalogView, table core.TableID) int {
 	n := 0
 	for _, c := range s.Columns(table) {
 		if c.Parent == nil {
@@ -316,7 +316,7 @@ func topLevel(s *core.CatalogSnapshot, table core.TableID) int {
 	return n
 }
 
-func countFiles(s *core.CatalogSnapshot) int {
+func countFiles(s *core.CatalogView) int {
 	n := 0
 	for _, t := range s.AllTables() {
 		n += len(s.DataFiles(t.ID))

@@ -60,10 +60,10 @@ func openLake(t *testing.T, dir string) *core.Catalog {
 }
 
 // wantLakeSnapshots checks the lake's snapshots are exactly 0..head.
-func wantLakeSnapshots(t *testing.T, c *core.Catalog, head core.SnapshotID) *core.CatalogSnapshot {
+func wantLakeSnapshots(t *testing.T, c *core.Catalog, head core.SnapshotID) *core.CatalogView {
 	t.Helper()
 	ctx := context.Background()
-	s, err := c.Snapshot(ctx)
+	s, err := c.View(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func wantLakeSnapshots(t *testing.T, c *core.Catalog, head core.SnapshotID) *cor
 }
 
 // wantDemoRun checks what one demo run left in schema run_<n>.
-func wantDemoRun(t *testing.T, s *core.CatalogSnapshot, n, writers, commits int) {
+func wantDemoRun(t *testing.T, s *core.CatalogView, n, writers, commits int) {
 	t.Helper()
 	schema := fmt.Sprintf("run_%d", n)
 	if _, ok := s.SchemaByName(schema); !ok {

@@ -107,7 +107,7 @@ func localPath(uri string) (string, bool) {
 
 // printCatalog writes a human-readable summary of a catalog.
 func printCatalog(ctx context.Context, out io.Writer, uri string, cat *core.Catalog, lastSnapshots int) error {
-	snap, err := cat.Snapshot(ctx)
+	snap, err := cat.View(ctx)
 	if err != nil {
 		return err
 	}

@@ -359,7 +359,7 @@ func lakeFunctions() []*Function {
 						return nil, fmt.Errorf("lake %s: %w", quote(l.Name), err)
 					}
 					var dataPath any
-					if s, err := l.Catalog.Snapshot(ctx); err == nil {
+					if s, err := l.Catalog.View(ctx); err == nil {
 						if v, ok := s.Option(core.ScopeGlobal, 0, "data_path"); ok {
 							dataPath = v
 						}

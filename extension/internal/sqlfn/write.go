@@ -46,7 +46,7 @@ func commit(ctx context.Context, in *Instance, a *Args, fn func(tx *core.Transac
 
 // schemaID resolves a schema name in a transaction.
 func schemaID(tx *core.Transaction, name string) (core.SchemaID, error) {
-	s, ok := tx.Snapshot().SchemaByName(name)
+	s, ok := tx.View().SchemaByName(name)
 	if !ok {
 		return 0, errorf(core.NotFound, "schema %s does not exist", quote(name))
 	}
@@ -59,7 +59,7 @@ func tableOf(tx *core.Transaction, ref string) (core.Table, error) {
 	if err != nil {
 		return core.Table{}, err
 	}
-	t, ok := tx.Snapshot().TableByName(schema, table)
+	t, ok := tx.View().TableByName(schema, table)
 	if !ok {
 		return core.Table{}, errorf(core.NotFound, "table %s.%s does not exist", quote(schema), quote(table))
 	}
@@ -67,7 +67,7 @@ func tableOf(tx *core.Transaction, ref string) (core.Table, error) {
 }
 
 // topColumns lists a table's top-level columns in order.
-func topColumns(s *core.CatalogSnapshot, table core.TableID) []core.Column {
+func topColumns(s *core.CatalogView, table core.TableID) []core.Column {
 	var out []core.Column
 	for _, c := range s.Columns(table) {
 		if c.Parent == nil {
@@ -268,7 +268,7 @@ func writeFunctions() []*Function {
 					if err != nil {
 						return err
 					}
-					columns := topColumns(tx.Snapshot(), t.ID)
+					columns := topColumns(tx.View(), t.ID)
 					rows, err := convertRows(columns, a.Pos[2].Children)
 					if err != nil {
 						return err
@@ -611,7 +611,7 @@ func toCell(c core.Column, v Value) (core.Value, error) {
 // contains_null, contains_nan, and min/max (as text) for scalar columns.
 func updateColumnStats(tx *core.Transaction, table core.TableID, columns []core.Column, rows [][]core.Value) error {
 	have := map[core.ColumnID]core.TableColumnStats{}
-	for _, s := range tx.Snapshot().TableColumnStats(table) {
+	for _, s := range tx.View().TableColumnStats(table) {
 		have[s.ColumnID] = s
 	}
 	for i, c := range columns {

@@ -19,10 +19,10 @@ type scopeKey struct {
 	id    uint64
 }
 
-// CatalogSnapshot is an immutable, materialized view of the catalog at one
+// CatalogView is an immutable, materialized view of the catalog at one
 // snapshot: every live entity, with lookups by id and by name. It makes no
 // store requests once built. Share it freely between goroutines.
-type CatalogSnapshot struct {
+type CatalogView struct {
 	snap Snapshot
 	head Head // BatchSeq is 0 for time-travel views
 
@@ -50,8 +50,8 @@ type CatalogSnapshot struct {
 	schemaVersions []SchemaVersion
 }
 
-func newCatalogSnapshot() *CatalogSnapshot {
-	return &CatalogSnapshot{
+func newCatalogView() *CatalogView {
+	return &CatalogView{
 		schemas: map[SchemaID]*Schema{}, schemaByName: map[string]SchemaID{},
 		tables: map[TableID]*Table{}, tableByName: map[SchemaID]map[string]TableID{},
 		views: map[ViewID]*View{}, viewByName: map[SchemaID]map[string]ViewID{},
@@ -67,7 +67,7 @@ func newCatalogSnapshot() *CatalogSnapshot {
 // clone returns a copy whose top-level maps can be changed without
 // touching s; inner maps are shared until a writer replaces them (see
 // Transaction's copy-on-write helpers).
-func (s *CatalogSnapshot) clone() *CatalogSnapshot {
+func (s *CatalogView) clone() *CatalogView {
 	c := *s
 	c.schemas = maps.Clone(s.schemas)
 	c.schemaByName = maps.Clone(s.schemaByName)
@@ -97,7 +97,7 @@ func (s *CatalogSnapshot) clone() *CatalogSnapshot {
 // them on DROP TABLE, and time travel reads current stats), but they do not
 // belong to the view. load and rows commits both apply it, so a rows
 // commit's cached view is what load reads back.
-func (s *CatalogSnapshot) dropStatsOfAbsentTables() {
+func (s *CatalogView) dropStatsOfAbsentTables() {
 	for id := range s.tableStats {
 		if _, ok := s.tables[id]; !ok {
 			delete(s.tableStats, id)
@@ -111,14 +111,14 @@ func (s *CatalogSnapshot) dropStatsOfAbsentTables() {
 }
 
 // Snapshot returns the snapshot record this view is at.
-func (s *CatalogSnapshot) Snapshot() Snapshot { return s.snap }
+func (s *CatalogView) Snapshot() Snapshot { return s.snap }
 
 // ID is the snapshot id this view is at.
-func (s *CatalogSnapshot) ID() SnapshotID { return s.snap.ID }
+func (s *CatalogView) ID() SnapshotID { return s.snap.ID }
 
 // Head returns the head stamp this view was built at (BatchSeq 0 for time
 // travel).
-func (s *CatalogSnapshot) Head() Head { return s.head }
+func (s *CatalogView) Head() Head { return s.head }
 
 func sortedValues[K comparable, V any](m map[K]*V, less func(a, b *V) bool) []V {
 	out := make([]*V, 0, len(m))
@@ -134,12 +134,12 @@ func sortedValues[K comparable, V any](m map[K]*V, less func(a, b *V) bool) []V 
 }
 
 // Schemas lists live schemas by id.
-func (s *CatalogSnapshot) Schemas() []Schema {
+func (s *CatalogView) Schemas() []Schema {
 	return sortedValues(s.schemas, func(a, b *Schema) bool { return a.ID < b.ID })
 }
 
 // Schema looks a schema up by id.
-func (s *CatalogSnapshot) Schema(id SchemaID) (Schema, bool) {
+func (s *CatalogView) Schema(id SchemaID) (Schema, bool) {
 	v, ok := s.schemas[id]
 	if !ok {
 		return Schema{}, false
@@ -148,7 +148,7 @@ func (s *CatalogSnapshot) Schema(id SchemaID) (Schema, bool) {
 }
 
 // SchemaByName looks a schema up by name.
-func (s *CatalogSnapshot) SchemaByName(name string) (Schema, bool) {
+func (s *CatalogView) SchemaByName(name string) (Schema, bool) {
 	id, ok := s.schemaByName[name]
 	if !ok {
 		return Schema{}, false
@@ -158,7 +158,7 @@ func (s *CatalogSnapshot) SchemaByName(name string) (Schema, bool) {
 
 // Tables lists the live tables of a schema by id (every schema's with
 // schema 0... use AllTables for all).
-func (s *CatalogSnapshot) Tables(schema SchemaID) []Table {
+func (s *CatalogView) Tables(schema SchemaID) []Table {
 	out := make(map[TableID]*Table)
 	for _, id := range s.tableByName[schema] {
 		out[id] = s.tables[id]
@@ -167,12 +167,12 @@ func (s *CatalogSnapshot) Tables(schema SchemaID) []Table {
 }
 
 // AllTables lists every live table by id.
-func (s *CatalogSnapshot) AllTables() []Table {
+func (s *CatalogView) AllTables() []Table {
 	return sortedValues(s.tables, func(a, b *Table) bool { return a.ID < b.ID })
 }
 
 // Table looks a table up by id.
-func (s *CatalogSnapshot) Table(id TableID) (Table, bool) {
+func (s *CatalogView) Table(id TableID) (Table, bool) {
 	v, ok := s.tables[id]
 	if !ok {
 		return Table{}, false
@@ -181,7 +181,7 @@ func (s *CatalogSnapshot) Table(id TableID) (Table, bool) {
 }
 
 // TableByName looks a table up by schema and table name.
-func (s *CatalogSnapshot) TableByName(schema, table string) (Table, bool) {
+func (s *CatalogView) TableByName(schema, table string) (Table, bool) {
 	sid, ok := s.schemaByName[schema]
 	if !ok {
 		return Table{}, false
@@ -194,7 +194,7 @@ func (s *CatalogSnapshot) TableByName(schema, table string) (Table, bool) {
 }
 
 // Views lists a schema's live views.
-func (s *CatalogSnapshot) Views(schema SchemaID) []View {
+func (s *CatalogView) Views(schema SchemaID) []View {
 	out := make(map[ViewID]*View)
 	for _, id := range s.viewByName[schema] {
 		out[id] = s.views[id]
@@ -203,12 +203,12 @@ func (s *CatalogSnapshot) Views(schema SchemaID) []View {
 }
 
 // AllViews lists every live view.
-func (s *CatalogSnapshot) AllViews() []View {
+func (s *CatalogView) AllViews() []View {
 	return sortedValues(s.views, func(a, b *View) bool { return a.ID < b.ID })
 }
 
 // ViewByName looks a view up by schema and view name.
-func (s *CatalogSnapshot) ViewByName(schema, view string) (View, bool) {
+func (s *CatalogView) ViewByName(schema, view string) (View, bool) {
 	sid, ok := s.schemaByName[schema]
 	if !ok {
 		return View{}, false
@@ -223,7 +223,7 @@ func (s *CatalogSnapshot) ViewByName(schema, view string) (View, bool) {
 
 // Columns lists a table's live columns in column order (top-level and
 // nested children alike; children have Parent set).
-func (s *CatalogSnapshot) Columns(table TableID) []Column {
+func (s *CatalogView) Columns(table TableID) []Column {
 	return sortedValues(s.columns[table], func(a, b *Column) bool {
 		if a.Order != b.Order {
 			return a.Order < b.Order
@@ -233,7 +233,7 @@ func (s *CatalogSnapshot) Columns(table TableID) []Column {
 }
 
 // Column looks a column up by table and column id.
-func (s *CatalogSnapshot) Column(table TableID, id ColumnID) (Column, bool) {
+func (s *CatalogView) Column(table TableID, id ColumnID) (Column, bool) {
 	c, ok := s.columns[table][id]
 	if !ok {
 		return Column{}, false
@@ -242,7 +242,7 @@ func (s *CatalogSnapshot) Column(table TableID, id ColumnID) (Column, bool) {
 }
 
 // DataFiles lists a table's live data files by file order, then id.
-func (s *CatalogSnapshot) DataFiles(table TableID) []DataFile {
+func (s *CatalogView) DataFiles(table TableID) []DataFile {
 	return sortedValues(s.dataFiles[table], func(a, b *DataFile) bool {
 		if oa, ob := fileOrder(a), fileOrder(b); oa != ob {
 			return oa < ob
@@ -261,7 +261,7 @@ func fileOrder(f *DataFile) uint64 {
 }
 
 // DataFile looks a live data file up.
-func (s *CatalogSnapshot) DataFile(table TableID, id DataFileID) (DataFile, bool) {
+func (s *CatalogView) DataFile(table TableID, id DataFileID) (DataFile, bool) {
 	f, ok := s.dataFiles[table][id]
 	if !ok {
 		return DataFile{}, false
@@ -270,12 +270,12 @@ func (s *CatalogSnapshot) DataFile(table TableID, id DataFileID) (DataFile, bool
 }
 
 // DeleteFiles lists a table's live delete files by id.
-func (s *CatalogSnapshot) DeleteFiles(table TableID) []DeleteFile {
+func (s *CatalogView) DeleteFiles(table TableID) []DeleteFile {
 	return sortedValues(s.deleteFiles[table], func(a, b *DeleteFile) bool { return a.ID < b.ID })
 }
 
 // DeleteFilesOf lists the live delete files targeting one data file.
-func (s *CatalogSnapshot) DeleteFilesOf(table TableID, file DataFileID) []DeleteFile {
+func (s *CatalogView) DeleteFilesOf(table TableID, file DataFileID) []DeleteFile {
 	var out []DeleteFile
 	for _, d := range s.DeleteFiles(table) {
 		if d.DataFileID == file {
@@ -286,7 +286,7 @@ func (s *CatalogSnapshot) DeleteFilesOf(table TableID, file DataFileID) []Delete
 }
 
 // TableStats returns a table's statistics.
-func (s *CatalogSnapshot) TableStats(table TableID) (TableStats, bool) {
+func (s *CatalogView) TableStats(table TableID) (TableStats, bool) {
 	v, ok := s.tableStats[table]
 	if !ok {
 		return TableStats{}, false
@@ -295,17 +295,17 @@ func (s *CatalogSnapshot) TableStats(table TableID) (TableStats, bool) {
 }
 
 // TableColumnStats lists a table's column statistics by column id.
-func (s *CatalogSnapshot) TableColumnStats(table TableID) []TableColumnStats {
+func (s *CatalogView) TableColumnStats(table TableID) []TableColumnStats {
 	return sortedValues(s.colStats[table], func(a, b *TableColumnStats) bool { return a.ColumnID < b.ColumnID })
 }
 
 // FileColumnStats lists one data file's column statistics.
-func (s *CatalogSnapshot) FileColumnStats(file DataFileID) []FileColumnStats {
+func (s *CatalogView) FileColumnStats(file DataFileID) []FileColumnStats {
 	return sortedValues(s.fileStats[file], func(a, b *FileColumnStats) bool { return a.ColumnID < b.ColumnID })
 }
 
 // Partition returns a table's live partitioning.
-func (s *CatalogSnapshot) Partition(table TableID) (Partition, bool) {
+func (s *CatalogView) Partition(table TableID) (Partition, bool) {
 	p, ok := s.partitions[table]
 	if !ok {
 		return Partition{}, false
@@ -314,7 +314,7 @@ func (s *CatalogSnapshot) Partition(table TableID) (Partition, bool) {
 }
 
 // Sort returns a table's live sort order.
-func (s *CatalogSnapshot) Sort(table TableID) (Sort, bool) {
+func (s *CatalogView) Sort(table TableID) (Sort, bool) {
 	v, ok := s.sorts[table]
 	if !ok {
 		return Sort{}, false
@@ -323,12 +323,12 @@ func (s *CatalogSnapshot) Sort(table TableID) (Sort, bool) {
 }
 
 // Mappings lists column mappings by id.
-func (s *CatalogSnapshot) Mappings() []Mapping {
+func (s *CatalogView) Mappings() []Mapping {
 	return sortedValues(s.mappings, func(a, b *Mapping) bool { return a.ID < b.ID })
 }
 
 // Tags returns an object's tags live at this snapshot.
-func (s *CatalogSnapshot) Tags(object uint64) []TagEntry {
+func (s *CatalogView) Tags(object uint64) []TagEntry {
 	t, ok := s.tags[object]
 	if !ok {
 		return nil
@@ -343,7 +343,7 @@ func (s *CatalogSnapshot) Tags(object uint64) []TagEntry {
 }
 
 // Option returns a ducklake_metadata value.
-func (s *CatalogSnapshot) Option(scope OptionScope, scopeID uint64, key string) (string, bool) {
+func (s *CatalogView) Option(scope OptionScope, scopeID uint64, key string) (string, bool) {
 	o, ok := s.options[scopeKey{scope, scopeID}]
 	if !ok {
 		return "", false
@@ -353,7 +353,7 @@ func (s *CatalogSnapshot) Option(scope OptionScope, scopeID uint64, key string) 
 }
 
 // AllOptions lists every option scope.
-func (s *CatalogSnapshot) AllOptions() []Options {
+func (s *CatalogView) AllOptions() []Options {
 	out := make([]Options, 0, len(s.options))
 	for _, o := range s.options {
 		out = append(out, *o)
@@ -370,7 +370,7 @@ func (s *CatalogSnapshot) AllOptions() []Options {
 // InlinedRows lists a table's inlined rows live at this snapshot, grouped by
 // the schema version they were written under (ascending), rows in row-id
 // order. Deleted rows are left out.
-func (s *CatalogSnapshot) InlinedRows(table TableID) []InlinedRows {
+func (s *CatalogView) InlinedRows(table TableID) []InlinedRows {
 	bySV := map[uint64]*InlinedRows{}
 	for _, c := range s.inlined[table] {
 		g := bySV[c.schemaVersion]
@@ -394,7 +394,7 @@ func (s *CatalogSnapshot) InlinedRows(table TableID) []InlinedRows {
 }
 
 // InlinedRowCount counts a table's live inlined rows.
-func (s *CatalogSnapshot) InlinedRowCount(table TableID) int {
+func (s *CatalogView) InlinedRowCount(table TableID) int {
 	n := 0
 	for _, c := range s.inlined[table] {
 		for _, r := range c.rows {
@@ -407,9 +407,9 @@ func (s *CatalogSnapshot) InlinedRowCount(table TableID) int {
 }
 
 // GcFiles lists files scheduled for deletion.
-func (s *CatalogSnapshot) GcFiles() []GcFile {
+func (s *CatalogView) GcFiles() []GcFile {
 	return sortedValues(s.gcFiles, func(a, b *GcFile) bool { return a.DataFileID < b.DataFileID })
 }
 
 // SchemaVersions lists ducklake_schema_versions rows up to this snapshot.
-func (s *CatalogSnapshot) SchemaVersions() []SchemaVersion { return slices.Clone(s.schemaVersions) }
+func (s *CatalogView) SchemaVersions() []SchemaVersion { return slices.Clone(s.schemaVersions) }

@@ -17,7 +17,6 @@ package core
 
 import (
 	"maps"
-	"reflect"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -352,10 +351,4 @@ func setInner[K comparable, IK comparable, V any](outer map[K]map[IK]V, id K, m 
 		return
 	}
 	outer[id] = m
-}
-
-// sameView reports whether two views hold the same catalog (the check of
-// an advanced view against a full load).
-func sameView(a, b *CatalogView) bool {
-	return reflect.DeepEqual(a, b)
 }

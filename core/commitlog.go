@@ -127,13 +127,13 @@ type Committer interface {
 }
 
 // SlotProber is an optional Committer method the contention policy uses
-// (contention.go): a committer waiting its turn asks whether a peer took
+// (contention.go): a committer waiting its turn asks whether peers took
 // the slot before offering it.
 type SlotProber interface {
-	// Probe reads slot directly, without a listing: the batch when it has
-	// landed, found false when it has not. It says nothing about
-	// truncation.
-	Probe(ctx context.Context, slot uint64) (batch LogBatch, found bool, err error)
+	// Probe returns the slots landed from slot to the tail, in order, read
+	// without a listing where it can; none when slot has not landed. It
+	// says nothing about truncation.
+	Probe(ctx context.Context, slot uint64) ([]LogBatch, error)
 }
 
 var (

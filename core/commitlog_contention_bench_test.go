@@ -61,23 +61,22 @@ func (p *countingLog) Committer(logStore objstore.Store, path string) core.Commi
 
 type countingCommitter struct {
 	core.Committer
-	p         *countingLog
-	lastFound atomic.Uint64
+	p *countingLog
 }
 
 // Probe forwards to the wrapped committer's (the contention policy looks
-// before offering when the committer can).
-func (c *countingCommitter) Probe(ctx context.Context, slot uint64) (core.LogBatch, bool, error) {
-	if p, ok := c.Committer.(core.SlotProber); ok {
-		b, found, err := p.Probe(ctx, slot)
-		if found && slot != c.lastFound.Swap(slot)+1 {
-			// A race lost without a PUT (the policy reads on from a
-			// found slot to the tail: those are the same loss).
-			c.p.rc.lost.Add(1)
-		}
-		return b, found, err
+// before offering when the committer can); a probe that finds slots landed
+// is a race lost without a PUT.
+func (c *countingCommitter) Probe(ctx context.Context, slot uint64) ([]core.LogBatch, error) {
+	p, ok := c.Committer.(core.SlotProber)
+	if !ok {
+		return nil, nil
 	}
-	return core.LogBatch{}, false, nil
+	landed, err := p.Probe(ctx, slot)
+	if len(landed) > 0 {
+		c.p.rc.lost.Add(1)
+	}
+	return landed, err
 }
 
 func (c *countingCommitter) Offer(ctx context.Context, b core.LogBatch) (core.OfferResult, error) {

@@ -7,6 +7,7 @@ package core
 import (
 	"context"
 	"errors"
+	"reflect"
 	"time"
 
 	"github.com/google/uuid"
@@ -195,7 +196,7 @@ func (s *logSession) checkAdvanced(ctx context.Context, view *CatalogView) error
 	if err != nil {
 		return err
 	}
-	if full.head == view.head && !sameView(full, view) {
+	if full.head == view.head && !reflect.DeepEqual(full, view) {
 		return errorf(Internal, "the view advanced over the winners' slots differs from the store's at head %+v", view.head)
 	}
 	return nil
@@ -227,31 +228,15 @@ func (l *logState) awaitTurn(ctx context.Context, slot uint64) ([]LogBatch, erro
 }
 
 // probeLanded looks at slot before offering it: nothing when it is free
-// (or the committer cannot probe), else the slots that landed from it on
-// (one by one up to maxProbes, the rest in one read).
+// (or the committer cannot probe), else the slots that landed from it on.
 func (l *logState) probeLanded(ctx context.Context, slot uint64) ([]LogBatch, error) {
 	prober, ok := l.committer.(SlotProber)
 	if !ok {
 		return nil, nil
 	}
-	var landed []LogBatch
-	for s := slot; ; s++ {
-		if len(landed) == maxProbes {
-			rest, err := l.committer.Read(ctx, s, 0)
-			if err != nil {
-				return nil, logErr(err, "reading the slots after %d", s-1)
-			}
-			landed = append(landed, rest...)
-			break
-		}
-		lb, found, err := prober.Probe(ctx, s)
-		if err != nil {
-			return nil, logErr(err, "probing slot %d", s)
-		}
-		if !found {
-			break
-		}
-		landed = append(landed, lb)
+	landed, err := prober.Probe(ctx, slot)
+	if err != nil {
+		return nil, logErr(err, "probing slot %d", slot)
 	}
 	l.race.saw(landed, time.Now())
 	return landed, nil

@@ -61,9 +61,6 @@ const (
 	// whole wait (the places waited).
 	minTurnGap  = 200 * time.Microsecond
 	maxTurnWait = 20 * time.Millisecond
-	// maxProbes bounds the slots read one by one after a probe found its
-	// slot taken; the rest come from one Read.
-	maxProbes = 8
 	// runSlots: the ring deals slots in runs this long.
 	runSlots = 2
 	// impatience: a committer that lost more than impatience races per

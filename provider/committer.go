@@ -54,25 +54,18 @@ func (c *Committer) Read(ctx context.Context, from, through uint64) ([]core.LogB
 	return out, nil
 }
 
-// Probe reads slot directly (one GET, no listing): the batch when it has
-// landed, found false when it has not (or was truncated: Probe says
-// nothing about the floor). The contention policy asks before offering a
-// slot a peer is likely to have taken.
-func (c *Committer) Probe(ctx context.Context, slot uint64) (core.LogBatch, bool, error) {
-	asked := time.Now()
-	got, err := c.l.fetch(ctx, []uint64{slot})
+// Probe returns the slots landed from slot to the tail, read directly
+// one after another (one GET per slot and one for the first absent; a
+// LIST only past eight), or none when slot has not landed (or was
+// truncated: Probe says nothing about the floor). The catalog's
+// contention policy looks before it offers a slot a peer's turn is likely
+// to have taken.
+func (c *Committer) Probe(ctx context.Context, slot uint64) ([]core.LogBatch, error) {
+	landed, err := c.l.readOn(ctx, slot)
 	if err != nil {
-		return core.LogBatch{}, false, coreErr(err, "probing commit-log slot %d", slot)
+		return nil, coreErr(err, "probing commit-log slot %d", slot)
 	}
-	if !got[0].found {
-		if slot > 0 && c.l.knownPresent(slot-1) {
-			// slot-1 landed and slot has not: the tail, as of asked.
-			c.l.observeTail(slot-1, asked)
-		}
-		return core.LogBatch{}, false, nil
-	}
-	c.l.remember(got[0].batch)
-	return got[0].batch, true, nil
+	return landed, nil
 }
 
 var _ core.SlotProber = (*Committer)(nil)

@@ -725,10 +725,10 @@ func (p *putLog) gets() []string {
 	return append([]string(nil), p.get...)
 }
 
-// TestProbeAndLossReadWithoutListing: Probe answers one slot with one GET
-// and no LIST; a miss just past a slot known present is a tail observation
-// (the next offer is one PUT); a lost race reads the winners forward with
-// one GET each and one that misses, no LIST.
+// TestProbeAndLossReadWithoutListing: a probe reads the landed slots
+// from the probed one on with one GET each plus one that misses, and no
+// LIST; a miss just past a slot known present is a tail observation (the
+// next offer is one PUT); a lost race reads the winners the same way.
 func TestProbeAndLossReadWithoutListing(t *testing.T) {
 	mem := objstore.NewMemory(0)
 	peer := adopt(t, New(testOpts()), mem, "", testBase, 3)
@@ -741,19 +741,17 @@ func TestProbeAndLossReadWithoutListing(t *testing.T) {
 		t.Fatal(err)
 	}
 	reset()
-	b, found, err := c.Probe(bg, 2)
-	if err != nil || !found || b.Slot != 2 || b.ChangesMade != "slot:2" {
-		t.Fatalf("probe of a landed slot: %+v %v %v", b, found, err)
+	landed, err := c.Probe(bg, 2)
+	if err != nil || len(landed) != 2 || landed[0].Slot != 2 || landed[0].ChangesMade != "slot:2" || landed[1].Slot != 3 {
+		t.Fatalf("probe of slot 2 (slots 2 and 3 landed): %+v %v", landed, err)
 	}
-	if got := counts(); got.Reads() != 1 || got.Of(objstore.OpList) != 0 {
-		t.Fatalf("probe: %+v, want one GET", got.Requests)
+	if got := counts(); got.Reads() != 3 || got.Of(objstore.OpList) != 0 {
+		t.Fatalf("probe: %+v, want three GETs (two landed, one miss), no LIST", got.Requests)
 	}
-	if _, found, err := c.Probe(bg, 3); err != nil || !found {
-		t.Fatalf("probe of slot 3: %v %v", found, err)
-	}
+	// The miss was a tail observation: offering the free slot is one PUT.
 	reset()
-	if _, found, err := c.Probe(bg, 4); err != nil || found {
-		t.Fatalf("probe of a free slot: found %v, %v", found, err)
+	if landed, err := c.Probe(bg, 4); err != nil || len(landed) != 0 {
+		t.Fatalf("probe of a free slot: %+v, %v", landed, err)
 	}
 	mustWin(t, c, batchFor(4))
 	if got := counts(); got.Reads() != 1 || got.Of(objstore.OpList) != 0 || got.Of(objstore.OpPutIfAbsent) != 1 {

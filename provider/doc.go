@@ -99,8 +99,9 @@
 // after another until one is absent (that miss is the tail observation; no
 // LIST), the rest by one LIST and parallel GETs past eight, for the catalog
 // to fold or wait for before it re-prepares. Probe (core.SlotProber) reads
-// one slot the same way: the catalog's contention policy looks before it
-// offers a slot a peer's turn is likely to have taken.
+// the slots from a given one on the same way (none when it has not
+// landed): the catalog's contention policy looks before it offers a slot a
+// peer's turn is likely to have taken.
 //
 // An ambiguous write (the retrying transport's ErrOutcomeUnknown, a
 // transient error, a lost acknowledgement) is resolved by reading slot k
@@ -234,7 +235,7 @@
 //	commit with stale or no tail knowledge  1 LIST page + 1 PUT (+1 GET of the floor
 //	                                        if the PUT returns after the fresh window)
 //	lost race                               1 PUT + 1 GET per landed slot + 1 GET (the miss)
-//	probe                                   1 GET
+//	probe                                   1 GET per landed slot + 1 GET (the miss)
 //	tail lookup, reader poll at the tail    1 LIST page
 //	cold folder open                        1 GET (base) + 1 LIST + 1 GET per unfolded slot
 //	                                        (+ the native fence before the first fold)

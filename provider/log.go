@@ -604,17 +604,17 @@ func (l *logState) readRange(ctx context.Context, from, through uint64) ([]core.
 	return out, nil
 }
 
-// maxForward bounds the slots readForward reads one by one before it
-// lists the rest.
+// maxForward bounds the slots readOn reads one by one before it lists
+// the rest.
 const maxForward = 8
 
-// readForward returns the slots from `from` to the tail by direct reads,
-// one after another until one is absent: a read is authoritative where a
-// listing is not, and the absent one is a tail observation without a
-// LIST. After maxForward slots it lists the rest (readRange); an absent
-// first slot goes through readRange too, which tells truncation from a
-// hole.
-func (l *logState) readForward(ctx context.Context, from uint64) ([]core.LogBatch, error) {
+// readOn returns the slots from `from` to the tail by direct reads, one
+// after another until one is absent: a read is authoritative where a
+// listing is not, and the absent one is a tail observation (when the slot
+// below it is known present) without a LIST. After maxForward slots it
+// lists the rest (readRange). Nothing landed from `from` on is an empty
+// result, not an error.
+func (l *logState) readOn(ctx context.Context, from uint64) ([]core.LogBatch, error) {
 	var out []core.LogBatch
 	for s := from; ; s++ {
 		if len(out) == maxForward {
@@ -622,6 +622,7 @@ func (l *logState) readForward(ctx context.Context, from uint64) ([]core.LogBatc
 			if err != nil {
 				return nil, err
 			}
+			l.remember(out...)
 			return append(out, rest...), nil
 		}
 		asked := time.Now()
@@ -630,15 +631,24 @@ func (l *logState) readForward(ctx context.Context, from uint64) ([]core.LogBatc
 			return nil, err
 		}
 		if !got[0].found {
-			if len(out) == 0 {
-				return l.readRange(ctx, from, 0)
+			if s > 0 && (len(out) > 0 || l.knownPresent(s-1)) {
+				// s-1 is present and s is not: nothing above it can be (a
+				// slot is only raced once the one below it exists).
+				l.observeTail(s-1, asked)
 			}
-			// s-1 is present and s is not: nothing above it can be (a
-			// slot is only raced once the one below it exists).
-			l.observeTail(s-1, asked)
 			l.remember(out...)
 			return out, nil
 		}
 		out = append(out, got[0].batch)
 	}
+}
+
+// readForward is readOn from a slot known to have landed: an absent first
+// slot goes through readRange, which tells truncation from a hole.
+func (l *logState) readForward(ctx context.Context, from uint64) ([]core.LogBatch, error) {
+	out, err := l.readOn(ctx, from)
+	if err == nil && len(out) == 0 {
+		return l.readRange(ctx, from, 0)
+	}
+	return out, err
 }

@@ -221,9 +221,7 @@ func (c *Catalog) tryBatch(ctx context.Context, reqs []*commitReq) ([]*commitReq
 		return nil, err
 	}
 	if lost != nil {
-		c.mu.Lock()
-		c.headView = lost.view // nil: the retry loads
-		c.mu.Unlock()
+		c.setHeadView(lost.view) // nil: the retry loads
 		return c.classifyMembers(members, lost), nil
 	}
 	fold.head = b.newHead
@@ -261,9 +259,12 @@ func (c *Catalog) baseFor(ctx context.Context, kv kvReader, head Head) (*Catalog
 	return s, nil
 }
 
-func (c *Catalog) dropHeadView() {
+func (c *Catalog) dropHeadView() { c.setHeadView(nil) }
+
+// setHeadView caches v as the materialized head (nil: none).
+func (c *Catalog) setHeadView(v *CatalogView) {
 	c.mu.Lock()
-	c.headView = nil
+	c.headView = v
 	c.mu.Unlock()
 }
 
@@ -423,9 +424,7 @@ func (t *Transaction) Commit(ctx context.Context) (SnapshotID, error) {
 		return 0, err
 	}
 	if lost != nil {
-		c.mu.Lock()
-		c.headView = lost.view // the next transaction's base, when advanced (nil: it loads)
-		c.mu.Unlock()
+		c.setHeadView(lost.view) // the next transaction's base, when advanced (nil: it loads)
 		if genesis {
 			return 0, errorf(CommitConflict, "conflict: another open created a lake in this store first; read it again and retry")
 		}

@@ -375,9 +375,10 @@ int32_t moraine_txn_create_table(moraine_txn txn, const moraine_table_def *def, 
 int32_t moraine_txn_commit(moraine_txn txn, moraine_error *err);
 
 /* What moraine_runtime_info reports: the library's live handles by kind
- * and its Go runtime's goroutines, so a host can check that what it
- * released is gone (a DETACH leaves no catalog, transaction, scan or
- * goroutine behind). */
+ * and its Go runtime's goroutines (not counting the idle ones the runtime
+ * keeps for host threads that called into Go and returned), so a host can
+ * check that what it released is gone (a DETACH leaves no catalog,
+ * transaction, scan or goroutine behind). */
 typedef struct moraine_runtime {
 	uint64_t catalogs;
 	uint64_t transactions;

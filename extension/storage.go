@@ -482,9 +482,32 @@ func moraine_runtime_info(out *C.moraine_runtime, cerr *C.moraine_error) (rc C.i
 		catalogs:     C.uint64_t(n[catalogs]),
 		transactions: C.uint64_t(n[transactions]),
 		scans:        C.uint64_t(n[scans]),
-		goroutines:   C.uint64_t(runtime.NumGoroutine()),
+		goroutines:   C.uint64_t(liveGoroutines()),
 	}
 	return setError(cerr, nil)
+}
+
+// liveGoroutines counts the Go runtime's goroutines but the idle ones the
+// runtime keeps for C threads that called into Go and returned (a DuckDB
+// worker thread that ran a scan): parked in a syscall with no frame but
+// runtime.goexit, they stay as long as the thread does, and how many there
+// are depends on which of DuckDB's threads ran the queries.
+func liveGoroutines() int {
+	records := make([]runtime.StackRecord, runtime.NumGoroutine()+16)
+	n, ok := runtime.GoroutineProfile(records)
+	if !ok {
+		return runtime.NumGoroutine()
+	}
+	live := 0
+	for _, r := range records[:n] {
+		if st := r.Stack(); len(st) == 1 {
+			if f := runtime.FuncForPC(st[0]); f != nil && f.Name() == "runtime.goexit" {
+				continue
+			}
+		}
+		live++
+	}
+	return live
 }
 
 // A core catalog is what a storage.Lake serves.

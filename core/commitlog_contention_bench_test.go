@@ -15,6 +15,7 @@ package core_test
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -28,13 +29,57 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/moraine-go/moraine/core"
 	"github.com/moraine-go/moraine/core/objstore"
 	"github.com/moraine-go/moraine/internal/testutil/s3test"
 )
 
-// raceCounts counts slot offers and lost races.
-type raceCounts struct{ offers, lost atomic.Int64 }
+// raceCounts counts slot offers and lost races, and records every won
+// slot.
+type raceCounts struct {
+	offers, lost atomic.Int64
+	mu           sync.Mutex
+	wins         []slotWin
+}
+
+// slotWin is a won slot: when the offer returned, and whose it was.
+type slotWin struct {
+	slot uint64
+	at   int64 // Unix ns (processes on one host share the clock)
+	by   uuid.UUID
+}
+
+func (rc *raceCounts) won(b core.LogBatch) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.wins = append(rc.wins, slotWin{slot: b.Slot, at: time.Now().UnixNano(), by: b.Committer})
+}
+
+// handOvers splits the time between consecutive slots into runs (the
+// same committer landed both) and hand-overs (the next slot is another
+// committer's): a hand-over costs the next committer a look at the slot
+// before its own, while a run does not.
+func handOvers(wins []slotWin) (runs, hands []time.Duration) {
+	wins = slices.Clone(wins)
+	slices.SortFunc(wins, func(a, b slotWin) int { return cmp.Compare(a.slot, b.slot) })
+	for i := 1; i < len(wins); i++ {
+		a, b := wins[i-1], wins[i]
+		if b.slot != a.slot+1 {
+			continue
+		}
+		d := time.Duration(b.at - a.at)
+		if a.by == b.by {
+			runs = append(runs, d)
+		} else {
+			hands = append(hands, d)
+		}
+	}
+	slices.Sort(runs)
+	slices.Sort(hands)
+	return runs, hands
+}
 
 // countingLog wraps a commit-log provider and counts the slot races its
 // committers offer and lose.
@@ -82,7 +127,10 @@ func (c *countingCommitter) Probe(ctx context.Context, slot uint64) ([]core.LogB
 func (c *countingCommitter) Offer(ctx context.Context, b core.LogBatch) (core.OfferResult, error) {
 	res, err := c.Committer.Offer(ctx, b)
 	c.p.rc.offers.Add(1)
-	if err == nil && !res.Won {
+	switch {
+	case err == nil && res.Won:
+		c.p.rc.won(b)
+	case err == nil:
 		c.p.rc.lost.Add(1)
 	}
 	return res, err
@@ -104,6 +152,7 @@ type contentionResult struct {
 	failed       int
 	firstErr     string
 	offers, lost int64
+	wins         []slotWin
 	counts       objstore.Counts
 }
 
@@ -115,6 +164,7 @@ func (r *contentionResult) add(o contentionResult) {
 	}
 	r.offers += o.offers
 	r.lost += o.lost
+	r.wins = append(r.wins, o.wins...)
 	for i := range r.counts.Requests {
 		r.counts.Requests[i] += o.counts.Requests[i]
 	}
@@ -193,6 +243,7 @@ func contentionHandles(b *testing.B, store objstore.Store, writers int) (content
 	}
 	all.counts = counting.Snapshot().Sub(before)
 	all.offers, all.lost = logs.offers.Load(), logs.lost.Load()
+	all.wins = logs.wins
 	return all, elapsed
 }
 
@@ -233,6 +284,9 @@ func runBenchWriter() int {
 	}
 	fmt.Fprintf(out, "failed %d %q\n", r.failed, r.firstErr)
 	fmt.Fprintf(out, "races %d %d\n", logs.offers.Load(), logs.lost.Load())
+	for _, w := range logs.wins {
+		fmt.Fprintf(out, "win %d %d %s\n", w.slot, w.at, w.by)
+	}
 	for op, v := range d.Requests {
 		fmt.Fprintf(out, "req %d %d\n", op, v)
 	}
@@ -263,6 +317,13 @@ func parseBenchWriter(out string) (contentionResult, time.Time, error) {
 		case "races":
 			r.offers, _ = strconv.ParseInt(f[1], 10, 64)
 			r.lost, _ = strconv.ParseInt(f[2], 10, 64)
+		case "win":
+			if len(f) == 4 {
+				slot, _ := strconv.ParseUint(f[1], 10, 64)
+				at, _ := strconv.ParseInt(f[2], 10, 64)
+				by, _ := uuid.Parse(f[3])
+				r.wins = append(r.wins, slotWin{slot: slot, at: at, by: by})
+			}
 		case "req":
 			op, _ := strconv.Atoi(f[1])
 			v, _ := strconv.ParseInt(f[2], 10, 64)
@@ -388,6 +449,11 @@ func BenchmarkCommitLogContention(b *testing.B) {
 						b.ReportMetric(p99/p50, "p99/p50")
 					}
 					b.ReportMetric(float64(r.lost)/ok, "lost/commit")
+					runs, hands := handOvers(r.wins)
+					b.ReportMetric(percentile(runs, 0.50), "run-p50-ms")
+					b.ReportMetric(percentile(hands, 0.50), "handover-p50-ms")
+					b.ReportMetric(meanMs(hands), "handover-mean-ms")
+					b.ReportMetric(float64(len(hands))/ok, "handovers/commit")
 					b.ReportMetric(float64(r.counts.Of(objstore.OpPutIfAbsent))/ok, "cputs/commit")
 					b.ReportMetric(float64(r.counts.Reads())/ok, "gets/commit")
 					b.ReportMetric(float64(r.counts.Of(objstore.OpList))/ok, "lists/commit")

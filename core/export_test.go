@@ -51,8 +51,12 @@ func HeadKeyForTest() []byte { return keys.Head() }
 // process, do not (the full load would be what it measures).
 func init() {
 	checkAdvance = os.Getenv("MORAINE_LOG_CHILD") != "bench-writer"
-	for _, a := range os.Args[1:] {
-		if strings.HasPrefix(a, "-test.bench=") && a != "-test.bench=" {
+	args := os.Args[1:]
+	for i, a := range args {
+		a = "-" + strings.TrimLeft(a, "-") // -test.bench or --test.bench
+		bench := strings.HasPrefix(a, "-test.bench=") && a != "-test.bench=" ||
+			a == "-test.bench" && i+1 < len(args) && args[i+1] != ""
+		if bench {
 			checkAdvance = false
 		}
 	}

@@ -4,10 +4,13 @@ package core_test
 // log by 1, 2, 4, 8 and 16 writers that commit in tight loops, as separate
 // catalog handles in this process and as separate OS processes, on the
 // local store and on S3 (versitygw, which the harness starts). Per writer
-// count it prints aggregate commits/s and its ratio to the 1-writer rate of
-// the same store and mode measured in the same run (x1), p50/p99/max commit
-// latency and p99/p50, lost slot races per commit, object-store requests
-// per commit (conditional PUTs, GETs, LISTs) and commits that failed.
+// count it prints aggregate commits/s and its ratio (x1) to the 1-writer
+// rate of the same store and mode, measured right before and right after
+// the row (their mean; both are printed), p50/p99/max commit latency and
+// p99/p50, the time between consecutive slots split into runs (the same
+// committer's) and hand-overs, lost slot races per commit, object-store
+// requests per commit (conditional PUTs, GETs, LISTs) and commits that
+// failed.
 //
 //	go test -run '^$' -bench 'CommitLogContention' -benchtime 800x ./core/
 //
@@ -415,25 +418,38 @@ func BenchmarkCommitLogContention(b *testing.B) {
 	}
 	for _, pl := range places {
 		for _, mode := range []string{"handles", "processes"} {
-			var one float64 // the 1-writer rate of this store and mode
 			for _, writers := range []int{1, 2, 4, 8, 16} {
 				b.Run(fmt.Sprintf("%s/%s/writers=%d", pl.name, mode, writers), func(b *testing.B) {
-					store, where, env := pl.open(b)
-					var r contentionResult
-					var elapsed time.Duration
-					if mode == "handles" {
-						r, elapsed = contentionHandles(b, store, writers)
-					} else {
-						r, elapsed = contentionProcesses(b, store, where, env, writers)
+					run := func(writers int) (contentionResult, float64) {
+						store, where, env := pl.open(b)
+						var r contentionResult
+						var elapsed time.Duration
+						if mode == "handles" {
+							r, elapsed = contentionHandles(b, store, writers)
+						} else {
+							r, elapsed = contentionProcesses(b, store, where, env, writers)
+						}
+						return r, float64(len(r.lat)) / elapsed.Seconds()
+					}
+					// The 1-writer rate this row is compared with is measured
+					// right before and right after it, on fresh stores of the
+					// same kind: this machine's speed drifts between rows.
+					var before float64
+					if writers > 1 {
+						_, before = run(1)
+					}
+					r, rate := run(writers)
+					one := rate
+					if writers > 1 {
+						_, after := run(1)
+						one = (before + after) / 2
+						b.ReportMetric(before, "1w-before/s")
+						b.ReportMetric(after, "1w-after/s")
 					}
 					if r.failed > 0 {
 						b.Errorf("%d of %d commits failed; the first: %s", r.failed, b.N, r.firstErr)
 					}
 					ok := float64(len(r.lat))
-					rate := ok / elapsed.Seconds()
-					if writers == 1 {
-						one = rate
-					}
 					slices.Sort(r.lat)
 					b.ReportMetric(rate, "commits/s")
 					if one > 0 {

@@ -210,7 +210,9 @@
 // always finds the slot its race follows; a slot inside a checkpoint's range
 // is never below R. Slot 0 goes only once the base copy exists. Leftovers
 // below the floor (a run interrupted between the floor and its deletes) go
-// at the next run.
+// at the next run. Its listing stops at the first slot too young (slots
+// only grow younger upward), so while the retention keeps the slots a
+// collection lists one page, however many slots that is.
 //
 // Every process sharing a log should use the same Retention, and clocks
 // within half of it: the collector compares object ages (the store's clock)

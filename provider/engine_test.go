@@ -605,3 +605,38 @@ func TestWriterAppendRules(t *testing.T) {
 	}
 	mu.Unlock()
 }
+
+// TestCollectStopsListingAtTheFirstYoungSlot: the collector lists the log
+// only up to the first slot too young to delete (slots grow younger
+// upward), so while the retention keeps every slot a collection lists one
+// page, not one per page of retained slots; when the slots are old it
+// still lists and deletes everything below the replay point.
+func TestCollectStopsListingAtTheFirstYoungSlot(t *testing.T) {
+	mem := objstore.NewMemory(4) // four keys per LIST page
+	cs := objstore.WithCounting(mem)
+	adopt(t, New(testOpts()), mem, "", testBase, 40)
+	lists := func(opts Options, dry bool) ([]uint64, int64) {
+		t.Helper()
+		before := cs.Snapshot()
+		ids, err := New(opts).GC(cs, "").Collect(bg, []slate.WalRange{{Start: testBase.WalID(30)}}, 0, dry)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids, cs.Snapshot().Sub(before).Of(objstore.OpList)
+	}
+	if ids, n := lists(Options{Retention: DefaultRetention}, false); len(ids) != 0 || n != 1 {
+		t.Fatalf("every slot young: deleted %v with %d LISTs, want none with one", ids, n)
+	}
+	// Old slots (no retention): the listing goes on to the replay point's
+	// slot 29 and everything below it goes.
+	ids, n := lists(testOpts(), true)
+	if len(ids) != 29 || ids[0] != testBase.WalID(0) || ids[28] != testBase.WalID(28) || n < 8 {
+		t.Fatalf("old slots, dry run: %d ids (%v...), %d LISTs; want slots 0..28 over at least 8 pages", len(ids), ids[:min(len(ids), 3)], n)
+	}
+	if ids, _ := lists(testOpts(), false); len(ids) != 29 {
+		t.Fatalf("old slots: deleted %d, want 29", len(ids))
+	}
+	if got := slotsIn(t, mem, ""); got[0] != 29 || len(got) != 12 {
+		t.Fatalf("slots left %v, want 29..40", got)
+	}
+}

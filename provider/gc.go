@@ -16,7 +16,8 @@ import (
 // NextWalID) of every manifest a reader's checkpoint pins. The replay-point
 // slot R is the slot just below the lowest referenced start; slots below R
 // that are older than max(minAge, Retention) are deleted, in order, after
-// the floor is raised past them, stopping at the first slot too young. R
+// the floor is raised past them, stopping at the first slot too young (the
+// listing stops there too: listUntil). R
 // itself is kept, so the log's tail is never empty and a committer always
 // finds the slot its next race follows. Slot 0 is deleted only once the
 // base copy exists. It returns the WAL ids deleted (with dryRun: those it
@@ -35,11 +36,21 @@ func (l *logState) collect(ctx context.Context, referenced []slate.WalRange, min
 	}
 	keep := minStart - 1 - base.WalBase
 	cutoff := time.Now().Add(-max(minAge, l.opts.retention()))
-	listed, _, err := l.listSlots(ctx, 0, keep, true)
+	floor, _, err := l.readFloor(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if len(listed) == 0 || listed[len(listed)-1].slot != keep {
+	// The first slot at or above the floor that is too young stays, and
+	// so does every slot above it.
+	young := func(s slotInfo) bool {
+		return s.slot >= floor && s.slot < keep && s.info.LastModified.After(cutoff)
+	}
+	listed, err := l.listUntil(ctx, keep, young)
+	if err != nil {
+		return nil, err
+	}
+	reachedKeep := len(listed) == 0 || !young(listed[len(listed)-1])
+	if reachedKeep && (len(listed) == 0 || listed[len(listed)-1].slot != keep) {
 		// A listing is not a snapshot (see readRange): read the slot
 		// before calling it missing. Slots the listing skipped below it
 		// stay this time; a later pass deletes them as leftovers.
@@ -52,13 +63,9 @@ func (l *logState) collect(ctx context.Context, referenced []slate.WalRange, min
 		}
 		listed = append(listed, slotInfo{slot: keep, info: objstore.ObjectInfo{Key: l.slotKey(keep), LastModified: time.Now()}})
 	}
-	floor, _, err := l.readFloor(ctx)
-	if err != nil {
-		return nil, err
-	}
 	newFloor := max(keep, floor)
 	for _, s := range listed {
-		if s.slot >= floor && s.slot < keep && s.info.LastModified.After(cutoff) {
+		if young(s) {
 			newFloor = s.slot // too young: it and everything above stay
 			break
 		}
@@ -92,6 +99,33 @@ func (l *logState) collect(ctx context.Context, referenced []slate.WalRange, min
 		}
 	}
 	return ids, nil
+}
+
+// listUntil lists the slots from 0 through `through`, page by page, and
+// stops after the page holding the first slot stop accepts (which ends
+// the result). Slots only grow younger upward (a slot is created after
+// the one below it exists), so a collector that stops at the first slot
+// too young to delete lists one page however many young slots the
+// retention keeps, where listing them all would cost a page per
+// thousand.
+func (l *logState) listUntil(ctx context.Context, through uint64, stop func(slotInfo) bool) ([]slotInfo, error) {
+	var out []slotInfo
+	for from := uint64(0); ; {
+		page, complete, err := l.listSlots(ctx, from, through, false)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range page {
+			out = append(out, s)
+			if stop(s) {
+				return out, nil
+			}
+		}
+		if complete || len(page) == 0 || page[len(page)-1].slot >= through {
+			return out, nil
+		}
+		from = page[len(page)-1].slot + 1
+	}
 }
 
 // ensureCopied makes sure log/base exists (repairing it from slot 0).

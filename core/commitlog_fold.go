@@ -6,6 +6,7 @@ package core
 
 import (
 	"context"
+	"time"
 
 	"github.com/moraine-go/moraine/core/slate"
 )
@@ -22,6 +23,30 @@ type FoldReport struct {
 // replays every slot the store lacks, writes the memtable out, truncates
 // the log, and closes.
 func (l *logState) fold(ctx context.Context) (FoldReport, error) {
+	return l.foldThen(ctx, func() bool { return true })
+}
+
+// cadenceFold is the fold a committer runs every CommitLogFoldSlots
+// slots. It truncates the log only when that is due (truncationDue).
+func (l *logState) cadenceFold(ctx context.Context) (FoldReport, error) {
+	return l.foldThen(ctx, l.truncationDue)
+}
+
+// truncationDue reports whether a cadence fold should truncate the log:
+// when no fold of this open has for an eighth of the retention (always
+// with none). A slot is deleted only once it is older than the retention,
+// so truncating at every fold (every 64 slots) finds nothing new most of
+// the time, and its listings of the log, the manifests and the tables are
+// most of a fold's requests. With truncation at most every eighth of the
+// retention, the log holds at most 9/8 of a retention's slots. foldMu is
+// held.
+func (l *logState) truncationDue() bool {
+	every := l.c.opts.CommitLogRetention / 8
+	return every <= 0 || l.truncatedAt.IsZero() || time.Since(l.truncatedAt) >= every
+}
+
+// foldThen folds, then truncates the log when truncate says so.
+func (l *logState) foldThen(ctx context.Context, truncate func() bool) (FoldReport, error) {
 	l.foldMu.Lock()
 	defer l.foldMu.Unlock()
 	c := l.c
@@ -45,11 +70,16 @@ func (l *logState) fold(ctx context.Context) (FoldReport, error) {
 	if rep.ThroughSlot+1 > rep.FromSlot {
 		rep.Applied = rep.ThroughSlot + 1 - rep.FromSlot
 	}
+	if !truncate() {
+		return rep, nil
+	}
 	gcr, err := db.RunGC(ctx, slate.GCOptions{MinAge: c.opts.CommitLogRetention})
 	if err != nil {
 		c.log.Warn("moraine: truncating the commit log after a fold failed; the next fold retries", "err", err)
 	} else {
 		rep.Truncated = len(gcr.WalFiles)
+		l.truncatedAt = time.Now()
+		l.truncations++
 	}
 	return rep, nil
 }

@@ -64,8 +64,12 @@ type logState struct {
 	race contention
 	// foldMu serializes folds, idle polls and a holder's own landing.
 	foldMu sync.Mutex
-	stop   chan struct{}
-	wg     sync.WaitGroup
+	// truncatedAt is when a fold of this open last truncated the log, and
+	// truncations how many did (guarded by foldMu; see truncationDue).
+	truncatedAt time.Time
+	truncations int
+	stop        chan struct{}
+	wg          sync.WaitGroup
 }
 
 // logStoreFor is the store the log lives in, wrapped like the catalog's.

@@ -130,7 +130,7 @@ func (s *logSession) land(ctx context.Context, b *preparedBatch) (*lostRace, err
 		l.wg.Add(1)
 		go func() {
 			defer l.wg.Done()
-			if _, err := l.fold(context.Background()); err != nil {
+			if _, err := l.cadenceFold(context.Background()); err != nil {
 				l.c.log.Warn("moraine: cadence fold failed; the next one retries", "slot", slot, "err", err)
 			}
 		}()

@@ -348,3 +348,43 @@ func storeAlone(t *testing.T, store objstore.Store) *slate.Reader {
 	t.Cleanup(func() { r.Close(bg) })
 	return r
 }
+
+// A cadence fold truncates the log only once an eighth of the retention
+// has passed since this open last truncated it (a slot is deleted only
+// once older than the retention, so truncating at every fold finds
+// nothing new); with the retention off, at every fold. Either way every
+// commit is kept.
+func TestCadenceFoldTruncatesWhenDue(t *testing.T) {
+	run := func(retention time.Duration) int {
+		store := objstore.NewMemory(0)
+		c := openCommitter(t, store, logOpts(func(o *core.CatalogOptions) {
+			o.CommitLogFoldSlots = 4
+			o.CommitLogRetention = retention
+		}))
+		tb := createTables(t, c, 1)[0]
+		atOpen := c.TruncationsForTest()
+		for i := 0; i < 24; i++ {
+			if _, err := c.Commit(bg, insertInto(tb, fmt.Sprintf("f%d.parquet", i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := c.Close(bg); err != nil { // waits for the cadence folds
+			t.Fatal(err)
+		}
+		again := openCommitter(t, store, logOpts())
+		v, err := again.View(bg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(v.DataFiles(tb)); n != 24 {
+			t.Fatalf("retention %v: %d data files after the folds, want 24", retention, n)
+		}
+		return c.TruncationsForTest() - atOpen
+	}
+	if n := run(time.Hour); n != 0 {
+		t.Fatalf("an hour's retention: %d cadence folds truncated, want none (the open's fold just did)", n)
+	}
+	if n := run(-1); n < 5 {
+		t.Fatalf("no retention: %d cadence folds truncated, want every one (at least 5 of the 24 slots' folds)", n)
+	}
+}

@@ -65,3 +65,11 @@ func init() {
 // AdvancedViewsForTest counts lost races whose retry base was advanced
 // over the winners' slots instead of loaded.
 func AdvancedViewsForTest() int64 { return advancedViews.Load() }
+
+// TruncationsForTest counts the folds of this open that truncated the
+// commit log.
+func (c *Catalog) TruncationsForTest() int {
+	c.clog.foldMu.Lock()
+	defer c.clog.foldMu.Unlock()
+	return c.clog.truncations
+}

@@ -16,12 +16,15 @@ type FoldReport struct {
 	FromSlot    uint64 // the first slot this fold applied (when Applied > 0)
 	ThroughSlot uint64 // the last slot the store holds after the fold
 	Applied     uint64 // slots applied by this fold
+	Compacted   int    // tables merged by the compaction the fold ran (0: none due)
 	Truncated   int    // log objects deleted below the replay point
 }
 
 // fold opens the store over the plug (fencing any other folder), which
-// replays every slot the store lacks, writes the memtable out, truncates
-// the log, and closes.
+// replays every slot the store lacks, writes the memtable out as an L0
+// table, compacts when the size-tiered policy has a compaction due (every
+// fold adds a table, and nothing else compacts a store written through
+// the log), truncates the log, and closes.
 func (l *logState) fold(ctx context.Context) (FoldReport, error) {
 	return l.foldThen(ctx, func() bool { return true })
 }
@@ -69,6 +72,11 @@ func (l *logState) foldThen(ctx context.Context, truncate func() bool) (FoldRepo
 	}
 	if rep.ThroughSlot+1 > rep.FromSlot {
 		rep.Applied = rep.ThroughSlot + 1 - rep.FromSlot
+	}
+	if cr, err := db.Compact(ctx); err != nil {
+		c.log.Warn("moraine: compacting the store after a fold failed; the next fold retries", "err", err)
+	} else {
+		rep.Compacted = cr.SourceL0 + cr.SourceRuns
 	}
 	if !truncate() {
 		return rep, nil

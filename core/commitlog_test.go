@@ -388,3 +388,39 @@ func TestCadenceFoldTruncatesWhenDue(t *testing.T) {
 		t.Fatalf("no retention: %d cadence folds truncated, want every one (at least 5 of the 24 slots' folds)", n)
 	}
 }
+
+// Every fold writes an L0 table; folds compact too, so a store written
+// through the commit log keeps a bounded L0 however many folds ran, and
+// nothing is lost in the merges.
+func TestFoldsCompactTheStore(t *testing.T) {
+	store := objstore.NewMemory(0)
+	c := openCommitter(t, store, logOpts())
+	tb := createTables(t, c, 1)[0]
+	const folds, per = 20, 5
+	for f := 0; f < folds; f++ {
+		for i := 0; i < per; i++ {
+			if _, err := c.Commit(bg, insertInto(tb, fmt.Sprintf("f%d-%d.parquet", f, i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := c.FoldSprint(bg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mi, err := slate.DescribeManifest(bg, store, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each fold added a table (20 without compaction); one is due at 4.
+	if mi.L0 >= 4 || mi.SortedRuns == 0 {
+		t.Fatalf("after %d folds: %d L0 tables and %d sorted runs, want fewer than 4 in L0", folds, mi.L0, mi.SortedRuns)
+	}
+	again := openCommitter(t, store, logOpts())
+	v, err := again.View(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(v.DataFiles(tb)); n != folds*per {
+		t.Fatalf("%d data files after compacting folds, want %d", n, folds*per)
+	}
+}

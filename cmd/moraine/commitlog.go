@@ -91,10 +91,10 @@ func runFold(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	if rep.Applied == 0 {
-		fmt.Fprintf(out, "nothing to fold: the store holds every slot through %d; %d log objects truncated; unfolded slots: %d\n", rep.ThroughSlot, rep.Truncated, after)
+		fmt.Fprintf(out, "nothing to fold: the store holds every slot through %d; %d tables compacted; %d log objects truncated; unfolded slots: %d\n", rep.ThroughSlot, rep.Compacted, rep.Truncated, after)
 		return nil
 	}
-	fmt.Fprintf(out, "folded %d slots (%d..%d); %d log objects truncated; unfolded slots: %d before, %d after\n",
-		rep.Applied, rep.FromSlot, rep.ThroughSlot, rep.Truncated, before, after)
+	fmt.Fprintf(out, "folded %d slots (%d..%d); %d tables compacted; %d log objects truncated; unfolded slots: %d before, %d after\n",
+		rep.Applied, rep.FromSlot, rep.ThroughSlot, rep.Compacted, rep.Truncated, before, after)
 	return nil
 }

@@ -23,7 +23,11 @@ func (c *Catalog) TakeStore(ctx context.Context) error {
 	}
 	l.foldMu.Lock()
 	init := l.p.WriterInit(l.logStore, l.path)
-	db, err := slate.Open(ctx, c.store, c.opts.Path, l.plugOptions(init)...)
+	// A held store is written for as long as the open lives, an L0 table
+	// every FlushSlots slots: it compacts in the background like a single
+	// writer's (L0 backpressure waits for it).
+	opts := append(l.plugOptions(init), slate.WithCompactor(slate.CompactorOptions{}))
+	db, err := slate.Open(ctx, c.store, c.opts.Path, opts...)
 	l.foldMu.Unlock()
 	if err != nil {
 		return storeErr(err, "taking the store")

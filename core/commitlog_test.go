@@ -424,3 +424,41 @@ func TestFoldsCompactTheStore(t *testing.T) {
 		t.Fatalf("%d data files after compacting folds, want %d", n, folds*per)
 	}
 }
+
+// A holder (TakeStore) writes an L0 table every FlushSlots slots for as
+// long as it holds the store; it compacts in the background, so L0 stays
+// bounded (the engine's backpressure at 8 tables waits for it).
+func TestHeldStoreCompacts(t *testing.T) {
+	store := objstore.NewMemory(0)
+	c := openCommitter(t, store, logOpts(func(o *core.CatalogOptions) {
+		o.CommitLog = provider.New(provider.Options{FlushSlots: 2})
+	}))
+	if err := c.TakeStore(bg); err != nil {
+		t.Fatal(err)
+	}
+	tb := createTables(t, c, 1)[0]
+	const commits = 60 // 30 tables flushed
+	for i := 0; i < commits; i++ {
+		if _, err := c.Commit(bg, insertInto(tb, fmt.Sprintf("h%d.parquet", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Close(bg); err != nil {
+		t.Fatal(err)
+	}
+	mi, err := slate.DescribeManifest(bg, store, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mi.L0 > 8 || mi.SortedRuns == 0 {
+		t.Fatalf("a holder after %d commits flushed every 2 slots: %d L0 tables, %d sorted runs; want L0 kept at 8 or fewer by compaction", commits, mi.L0, mi.SortedRuns)
+	}
+	again := openCommitter(t, store, logOpts())
+	v, err := again.View(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(v.DataFiles(tb)); n != commits {
+		t.Fatalf("%d data files, want %d", n, commits)
+	}
+}

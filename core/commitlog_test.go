@@ -371,14 +371,7 @@ func TestCadenceFoldTruncatesWhenDue(t *testing.T) {
 		if err := c.Close(bg); err != nil { // waits for the cadence folds
 			t.Fatal(err)
 		}
-		again := openCommitter(t, store, logOpts())
-		v, err := again.View(bg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := len(v.DataFiles(tb)); n != 24 {
-			t.Fatalf("retention %v: %d data files after the folds, want 24", retention, n)
-		}
+		requireDataFiles(t, store, tb, 24)
 		return c.TruncationsForTest() - atOpen
 	}
 	if n := run(time.Hour); n != 0 {
@@ -415,14 +408,7 @@ func TestFoldsCompactTheStore(t *testing.T) {
 	if mi.L0 >= 4 || mi.SortedRuns == 0 {
 		t.Fatalf("after %d folds: %d L0 tables and %d sorted runs, want fewer than 4 in L0", folds, mi.L0, mi.SortedRuns)
 	}
-	again := openCommitter(t, store, logOpts())
-	v, err := again.View(bg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(v.DataFiles(tb)); n != folds*per {
-		t.Fatalf("%d data files after compacting folds, want %d", n, folds*per)
-	}
+	requireDataFiles(t, store, tb, folds*per)
 }
 
 // A holder (TakeStore) writes an L0 table every FlushSlots slots for as
@@ -453,12 +439,18 @@ func TestHeldStoreCompacts(t *testing.T) {
 	if mi.L0 > 8 || mi.SortedRuns == 0 {
 		t.Fatalf("a holder after %d commits flushed every 2 slots: %d L0 tables, %d sorted runs; want L0 kept at 8 or fewer by compaction", commits, mi.L0, mi.SortedRuns)
 	}
-	again := openCommitter(t, store, logOpts())
-	v, err := again.View(bg)
+	requireDataFiles(t, store, tb, commits)
+}
+
+// requireDataFiles checks that a fresh committer over store reads table tb
+// with n data files.
+func requireDataFiles(t *testing.T, store objstore.Store, tb core.TableID, n int) {
+	t.Helper()
+	v, err := openCommitter(t, store, logOpts()).View(bg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(v.DataFiles(tb)); n != commits {
-		t.Fatalf("%d data files, want %d", n, commits)
+	if got := len(v.DataFiles(tb)); got != n {
+		t.Fatalf("%d data files in table %d, want %d", got, tb, n)
 	}
 }

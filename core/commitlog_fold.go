@@ -6,6 +6,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/moraine-go/moraine/core/slate"
@@ -73,9 +74,14 @@ func (l *logState) foldThen(ctx context.Context, truncate func() bool) (FoldRepo
 	if rep.ThroughSlot+1 > rep.FromSlot {
 		rep.Applied = rep.ThroughSlot + 1 - rep.FromSlot
 	}
-	if cr, err := db.Compact(ctx); err != nil {
+	switch cr, err := db.Compact(ctx); {
+	case errors.Is(err, slate.ErrFenced):
+		// A newer folder (another open) took the store meanwhile: it
+		// compacts from here on.
+		c.log.Debug("moraine: a newer folder took the store before this fold's compaction", "err", err)
+	case err != nil:
 		c.log.Warn("moraine: compacting the store after a fold failed; the next fold retries", "err", err)
-	} else {
+	default:
 		rep.Compacted = cr.SourceL0 + cr.SourceRuns
 	}
 	if !truncate() {

@@ -54,7 +54,7 @@ func runFold(ctx context.Context, args []string, out io.Writer) error {
 	var sf storeFlags
 	sf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: moraine fold [flags] URI\n\nFolds a log-resident lake's commit log into its store once (a scheduled\ndrain) and truncates the log below the new replay point (slots younger than\nthe retention stay). Committers keep committing meanwhile; a fold running\nelsewhere is fenced.\n\nflags:\n")
+		fmt.Fprintf(fs.Output(), "usage: moraine fold [flags] URI\n\nFolds a log-resident lake's commit log into its store once (a scheduled\ndrain), compacts the store when a compaction is due, and truncates the log\nbelow the new replay point (slots younger than the retention stay). Committers keep committing meanwhile; a fold running\nelsewhere is fenced.\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

@@ -27,13 +27,13 @@ type FoldReport struct {
 // fold adds a table, and nothing else compacts a store written through
 // the log), truncates the log, and closes.
 func (l *logState) fold(ctx context.Context) (FoldReport, error) {
-	return l.foldThen(ctx, func() bool { return true })
+	return l.foldOnce(ctx, false)
 }
 
 // cadenceFold is the fold a committer runs every CommitLogFoldSlots
 // slots. It truncates the log only when that is due (truncationDue).
 func (l *logState) cadenceFold(ctx context.Context) (FoldReport, error) {
-	return l.foldThen(ctx, l.truncationDue)
+	return l.foldOnce(ctx, true)
 }
 
 // truncationDue reports whether a cadence fold should truncate the log:
@@ -49,8 +49,9 @@ func (l *logState) truncationDue() bool {
 	return every <= 0 || l.truncatedAt.IsZero() || time.Since(l.truncatedAt) >= every
 }
 
-// foldThen folds, then truncates the log when truncate says so.
-func (l *logState) foldThen(ctx context.Context, truncate func() bool) (FoldReport, error) {
+// foldOnce folds, then truncates the log (a cadence fold only when
+// truncationDue).
+func (l *logState) foldOnce(ctx context.Context, cadence bool) (FoldReport, error) {
 	l.foldMu.Lock()
 	defer l.foldMu.Unlock()
 	c := l.c
@@ -84,7 +85,7 @@ func (l *logState) foldThen(ctx context.Context, truncate func() bool) (FoldRepo
 	default:
 		rep.Compacted = cr.SourceL0 + cr.SourceRuns
 	}
-	if !truncate() {
+	if cadence && !l.truncationDue() {
 		return rep, nil
 	}
 	gcr, err := db.RunGC(ctx, slate.GCOptions{MinAge: c.opts.CommitLogRetention})

@@ -32,13 +32,7 @@ func (c *Catalog) TakeStore(ctx context.Context) error {
 	if err != nil {
 		return storeErr(err, "taking the store")
 	}
-	c.mu.Lock()
-	c.db = db
-	c.headView = nil
-	c.mu.Unlock()
-	l.mu.Lock()
-	l.role = RoleHolder
-	l.mu.Unlock()
+	l.setHeld(db, RoleHolder)
 	l.wg.Add(1)
 	go l.idlePoll(c.opts.CommitLogFoldPoll)
 	return nil
@@ -104,16 +98,25 @@ func (l *logState) foldPeers(ctx context.Context) bool {
 // through the log as a plain committer.
 func (l *logState) giveUp(reason error) {
 	c := l.c
-	c.mu.Lock()
-	db := c.db
-	c.db = nil
-	c.headView = nil
-	c.mu.Unlock()
-	l.mu.Lock()
-	l.role = RoleCommitter
-	l.mu.Unlock()
+	db := l.setHeld(nil, RoleCommitter)
 	if db != nil {
 		db.Close(context.Background())
 	}
 	c.log.Info("moraine: gave up the held store; committing through the log", "reason", reason)
+}
+
+// setHeld makes db the catalog's held store (nil: none) and role this
+// open's role, dropping the cached head view (it was read from the other
+// side); it returns the store held before.
+func (l *logState) setHeld(db *slate.DB, role Role) *slate.DB {
+	c := l.c
+	c.mu.Lock()
+	prev := c.db
+	c.db = db
+	c.headView = nil
+	c.mu.Unlock()
+	l.mu.Lock()
+	l.role = role
+	l.mu.Unlock()
+	return prev
 }

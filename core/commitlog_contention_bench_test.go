@@ -157,6 +157,10 @@ type contentionResult struct {
 	offers, lost int64
 	wins         []slotWin
 	counts       objstore.Counts
+	// cpu is the whole machine's CPU time over the row (every writer, the
+	// store's server, anything else running), when it could be read.
+	cpu   cpuTimes
+	cpuOK bool
 }
 
 func (r *contentionResult) add(o contentionResult) {
@@ -212,7 +216,7 @@ func share(total, writers, w int) int {
 }
 
 // contentionHandles runs the writers as catalog handles in this process.
-func contentionHandles(b *testing.B, store objstore.Store, writers int) (contentionResult, time.Duration) {
+func contentionHandles(b *testing.B, store objstore.Store, writers int) (contentionResult, window) {
 	tables := contentionSetup(b, store, writers)
 	counting := objstore.WithCounting(store)
 	logs := new(raceCounts)
@@ -238,7 +242,7 @@ func contentionHandles(b *testing.B, store objstore.Store, writers int) (content
 		}()
 	}
 	wg.Wait()
-	elapsed := time.Since(t0)
+	end := time.Now()
 	b.StopTimer()
 	var all contentionResult
 	for _, r := range results {
@@ -247,8 +251,31 @@ func contentionHandles(b *testing.B, store objstore.Store, writers int) (content
 	all.counts = counting.Snapshot().Sub(before)
 	all.offers, all.lost = logs.offers.Load(), logs.lost.Load()
 	all.wins = logs.wins
-	return all, elapsed
+	return all, window{t0, end}
 }
+
+// reportCPU reports what the row cost the machine: CPU ms per commit
+// (all cores, every process), the share of the machine's time that was
+// busy (1: CPU-bound), the commits/s the machine would allow at this cost
+// per commit were every core busy (commits/s over the busy share), and
+// the share the hypervisor stole.
+func reportCPU(b *testing.B, c cpuTimes, commits, rate float64) {
+	all := float64(c.busy + c.idle + c.steal)
+	if all == 0 {
+		return
+	}
+	b.ReportMetric(float64(c.busy)*1000/userHZ/commits, "cpu-ms/commit")
+	busy := float64(c.busy) / all
+	b.ReportMetric(busy, "busy")
+	b.ReportMetric(float64(c.steal)/all, "steal")
+	if busy > 0 {
+		b.ReportMetric(rate/busy, "cpu-bound/s")
+	}
+}
+
+// window is when a row's commits ran: from the start signal to the last
+// writer's last commit.
+type window struct{ from, to time.Time }
 
 // Process variant: each writer is this test binary re-executed with role
 // bench-writer. It opens its catalog, writes "ready", waits for the go
@@ -343,7 +370,7 @@ func parseBenchWriter(out string) (contentionResult, time.Time, error) {
 
 // contentionProcesses runs the writers as separate OS processes; the time
 // runs from the go file to the last writer's last commit.
-func contentionProcesses(b *testing.B, store objstore.Store, where string, env []string, writers int) (contentionResult, time.Duration) {
+func contentionProcesses(b *testing.B, store objstore.Store, where string, env []string, writers int) (contentionResult, window) {
 	tables := contentionSetup(b, store, writers)
 	goFile := filepath.Join(b.TempDir(), "go")
 	cmds := make([]*exec.Cmd, writers)
@@ -393,7 +420,7 @@ func contentionProcesses(b *testing.B, store objstore.Store, where string, env [
 		}
 	}
 	b.StopTimer()
-	return all, last.Sub(t0)
+	return all, window{t0, last}
 }
 
 // BenchmarkCommitLogContention: see the file comment.
@@ -423,13 +450,16 @@ func BenchmarkCommitLogContention(b *testing.B) {
 					run := func(writers int) (contentionResult, float64) {
 						store, where, env := pl.open(b)
 						var r contentionResult
-						var elapsed time.Duration
+						var w window
+						cpu := startCPUSampler(10 * time.Millisecond)
 						if mode == "handles" {
-							r, elapsed = contentionHandles(b, store, writers)
+							r, w = contentionHandles(b, store, writers)
 						} else {
-							r, elapsed = contentionProcesses(b, store, where, env, writers)
+							r, w = contentionProcesses(b, store, where, env, writers)
 						}
-						return r, float64(len(r.lat)) / elapsed.Seconds()
+						cpu.Stop()
+						r.cpu, r.cpuOK = cpu.over(w.from, w.to)
+						return r, float64(len(r.lat)) / w.to.Sub(w.from).Seconds()
 					}
 					// The 1-writer rate this row is compared with is measured
 					// right before and right after it, on fresh stores of the
@@ -474,6 +504,9 @@ func BenchmarkCommitLogContention(b *testing.B) {
 					b.ReportMetric(float64(r.counts.Reads())/ok, "gets/commit")
 					b.ReportMetric(float64(r.counts.Of(objstore.OpList))/ok, "lists/commit")
 					b.ReportMetric(float64(r.failed), "failed")
+					if r.cpuOK && ok > 0 {
+						reportCPU(b, r.cpu, ok, rate)
+					}
 				})
 			}
 		}

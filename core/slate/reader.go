@@ -96,7 +96,12 @@ type Reader struct {
 	wal    WalReader
 	tables *tableCache
 
-	refreshMu sync.Mutex // one poll at a time
+	// pollMu: one manifest poll at a time (Refresh); refreshMu: one change
+	// of what the reader serves at a time (installing a manifest, moving
+	// the checkpoint, replaying the WAL). A poll takes refreshMu after
+	// reading the manifests, never the other way round.
+	pollMu    sync.Mutex
+	refreshMu sync.Mutex
 
 	mu         sync.Mutex
 	closed     error
@@ -413,35 +418,79 @@ func (r *Reader) tail(ctx context.Context) error {
 // Refresh polls now: it reads newer manifests (moving a managed checkpoint
 // forward when the tree changed) and replays new WAL files. On return the
 // reader serves everything durable at the moment it started.
+//
+// The manifest reads, which after a fold can be several GETs (every
+// managed reader moving its checkpoint writes a version), hold pollMu
+// only, so a Tail (a committer waiting to be served a slot) is not queued
+// behind them; installing what they found and replaying the WAL hold
+// refreshMu.
 func (r *Reader) Refresh(ctx context.Context) error {
-	r.refreshMu.Lock()
-	defer r.refreshMu.Unlock()
-	return r.refreshLocked(ctx)
+	r.pollMu.Lock()
+	defer r.pollMu.Unlock()
+	return r.pollLocked(ctx)
 }
 
-// refreshLocked is Refresh under refreshMu.
+// pollLocked is Refresh under pollMu.
+func (r *Reader) pollLocked(ctx context.Context) error {
+	start := time.Now()
+	id, m, err := r.pollManifest(ctx)
+	if err != nil || m == nil {
+		return err
+	}
+	r.refreshMu.Lock()
+	defer r.refreshMu.Unlock()
+	return r.applyPoll(ctx, start, id, m)
+}
+
+// refreshLocked is Refresh for a caller holding refreshMu.
 func (r *Reader) refreshLocked(ctx context.Context) error {
 	start := time.Now()
+	id, m, err := r.pollManifest(ctx)
+	if err != nil || m == nil {
+		return err
+	}
+	return r.applyPoll(ctx, start, id, m)
+}
+
+// pollManifest reads the newest manifest at or after the latest the reader
+// knows; none for a pinned reader (it never moves), the close error for a
+// closed one.
+func (r *Reader) pollManifest(ctx context.Context) (uint64, *manifest.Manifest, error) {
 	r.mu.Lock()
 	if r.closed != nil {
 		err := r.closed
 		r.mu.Unlock()
-		return err
+		return 0, nil, err
 	}
 	pinned := r.ropts.Mode == ReaderPinned
 	id, m := r.latestID, r.latest
 	r.mu.Unlock()
 	if pinned {
-		return nil
+		return 0, nil, nil
 	}
 	nid, nm, err := r.ms.Refresh(ctx, id, m)
 	if errors.Is(err, objstore.ErrNotFound) {
 		nid, nm, err = r.ms.Latest(ctx)
 	}
 	if err != nil {
+		return 0, nil, err
+	}
+	return nid, nm, nil
+}
+
+// applyPoll (under refreshMu) installs manifest nid, found by a poll that
+// started at start, unless the reader knows a newer one by now (a Tail's
+// poll, or a checkpoint move, got there first), then replays the WAL.
+func (r *Reader) applyPoll(ctx context.Context, start time.Time, nid uint64, nm *manifest.Manifest) error {
+	r.mu.Lock()
+	if r.closed != nil {
+		err := r.closed
+		r.mu.Unlock()
 		return err
 	}
-	r.mu.Lock()
+	if nid < r.latestID {
+		nid, nm = r.latestID, r.latest
+	}
 	r.latestID, r.latest = nid, nm
 	changed := treeChanged(r.base, nm)
 	expiring := r.ropts.Mode == ReaderManagedCheckpoint && time.Until(r.cpExpires) < r.ropts.CheckpointLifetime/2
@@ -485,12 +534,12 @@ func (r *Reader) fresh(ctx context.Context) error {
 	if !stale() {
 		return nil
 	}
-	r.refreshMu.Lock()
-	defer r.refreshMu.Unlock()
+	r.pollMu.Lock()
+	defer r.pollMu.Unlock()
 	if !stale() { // a poll finished while we waited for it
 		return nil
 	}
-	return r.refreshLocked(ctx)
+	return r.pollLocked(ctx)
 }
 
 // Tail reads WAL files past what the reader has, without looking at the

@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -24,6 +25,76 @@ func BenchmarkConditionalPut(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "puts/s")
+		})
+	}
+}
+
+// BenchmarkRequestCost is what one request of each kind a commit-log
+// commit makes costs the machine: CPU µs per request summed over every
+// process (this client and, on S3, the server on the same machine), read
+// from /proc/stat over the row. A contended commit's cost is about the sum
+// of its requests' (BenchmarkCommitLogContention's requests per commit),
+// which bounds its rate on a machine whose cores it keeps busy.
+//
+//	go test -run '^$' -bench RequestCost -benchtime 2000x ./core/
+func BenchmarkRequestCost(b *testing.B) {
+	for _, st := range benchStores() {
+		b.Run(st.name, func(b *testing.B) {
+			s := st.open(b)
+			slot := make([]byte, 600) // about a contention benchmark slot
+			const present = 64
+			fresh := 0 // put-if-absent's next key, across b.Run's rounds
+			for i := 0; i < present; i++ {
+				if _, err := s.PutIfAbsent(bg, fmt.Sprintf("log/%020d", i), slot); err != nil {
+					b.Fatal(err)
+				}
+			}
+			ops := []struct {
+				name string
+				do   func(i int) error
+			}{
+				{"get-present", func(i int) error {
+					_, _, err := s.Get(bg, fmt.Sprintf("log/%020d", i%present))
+					return err
+				}},
+				{"get-absent", func(i int) error {
+					_, _, err := s.Get(bg, fmt.Sprintf("log/%020d", present+i))
+					if errors.Is(err, objstore.ErrNotFound) {
+						return nil
+					}
+					return fmt.Errorf("an absent slot read: %v", err)
+				}},
+				{"list-4-after", func(int) error {
+					got, _, err := s.ListPage(bg, "log/", fmt.Sprintf("log/%020d", present-5))
+					if err == nil && len(got) != 4 {
+						err = fmt.Errorf("listed %d keys, want 4", len(got))
+					}
+					return err
+				}},
+				{"put-if-absent", func(int) error {
+					fresh++
+					_, err := s.PutIfAbsent(bg, fmt.Sprintf("new/%020d", fresh), slot)
+					return err
+				}},
+			}
+			for _, op := range ops {
+				b.Run(op.name, func(b *testing.B) {
+					before, ok := readCPUTimes()
+					b.ResetTimer()
+					for i := 0; i < b.N; i++ {
+						if err := op.do(i); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.StopTimer()
+					after, _ := readCPUTimes()
+					if ok {
+						d := after.sub(before)
+						b.ReportMetric(float64(d.busy)*1e6/userHZ/float64(b.N), "cpu-µs/req")
+					}
+					b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+				})
+			}
 		})
 	}
 }

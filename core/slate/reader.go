@@ -99,7 +99,9 @@ type Reader struct {
 	// pollMu: one manifest poll at a time (Refresh); refreshMu: one change
 	// of what the reader serves at a time (installing a manifest, moving
 	// the checkpoint, replaying the WAL). A poll takes refreshMu after
-	// reading the manifests, never the other way round.
+	// reading the manifests; nothing holding refreshMu takes pollMu (a
+	// Tail that finds the WAL truncated reads the manifests under
+	// refreshMu itself).
 	pollMu    sync.Mutex
 	refreshMu sync.Mutex
 
@@ -248,6 +250,10 @@ func (r *Reader) installLocked(id uint64, m *manifest.Manifest) {
 	}
 	if m.LastL0Seq > r.seq {
 		r.seq = m.LastL0Seq
+		// WaitSeq waits on progress: a seq the tree brings is progress as
+		// much as one the WAL does.
+		close(r.progress)
+		r.progress = make(chan struct{})
 	}
 }
 

@@ -186,3 +186,42 @@ func TestReaderPollsAndTailsInterleavedServeEveryWrite(t *testing.T) {
 
 func keyN(i int) string { return fmt.Sprintf("k%03d", i) }
 func valN(i int) string { return fmt.Sprintf("v%d", i) }
+
+// A seq a reader is brought by a manifest (a flushed tree) rather than by
+// WAL rows wakes WaitSeq: a NoTail reader is served new writes only that
+// way.
+func TestWaitSeqWakesForASeqAManifestBrings(t *testing.T) {
+	inner := objstore.NewMemory(0)
+	db := open(t, inner)
+	defer db.Close(bg)
+	if err := db.Put(bg, []byte("k"), []byte("v1")); err != nil {
+		t.Fatal(err)
+	}
+	r, err := slate.OpenReader(bg, inner, "db", slate.ReaderOptions{Mode: slate.ReaderFollowLatest, NoTail: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(bg)
+	h, err := db.Write(bg, batchOf("k", "v2"), slate.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := contextWithTimeout(10 * time.Second)
+	defer cancel()
+	waited := make(chan error, 1)
+	go func() { waited <- r.WaitSeq(ctx, h.Seq) }()
+	time.Sleep(10 * time.Millisecond) // let WaitSeq block on the seq it lacks
+	if err := db.FlushMemtable(bg); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Refresh(bg); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Seq(); got < h.Seq {
+		t.Fatalf("after the flush and a Refresh the reader serves seq %d, want %d", got, h.Seq)
+	}
+	if err := <-waited; err != nil {
+		t.Fatalf("WaitSeq(%d) with the reader serving seq %d: %v", h.Seq, r.Seq(), err)
+	}
+	mustGet(t, r.Get, "k", "v2")
+}

@@ -433,27 +433,21 @@ func (r *Reader) tail(ctx context.Context) error {
 func (r *Reader) Refresh(ctx context.Context) error {
 	r.pollMu.Lock()
 	defer r.pollMu.Unlock()
-	return r.pollLocked(ctx)
+	return r.pollAndApply(ctx, false)
 }
 
-// pollLocked is Refresh under pollMu.
-func (r *Reader) pollLocked(ctx context.Context) error {
+// pollAndApply reads the manifests, then installs what it found and replays the
+// WAL under refreshMu: taken here, unless the caller already holds it
+// (holdsRefreshMu: a Tail that found the WAL truncated).
+func (r *Reader) pollAndApply(ctx context.Context, holdsRefreshMu bool) error {
 	start := time.Now()
 	id, m, err := r.pollManifest(ctx)
 	if err != nil || m == nil {
 		return err
 	}
-	r.refreshMu.Lock()
-	defer r.refreshMu.Unlock()
-	return r.applyPoll(ctx, start, id, m)
-}
-
-// refreshLocked is Refresh for a caller holding refreshMu.
-func (r *Reader) refreshLocked(ctx context.Context) error {
-	start := time.Now()
-	id, m, err := r.pollManifest(ctx)
-	if err != nil || m == nil {
-		return err
+	if !holdsRefreshMu {
+		r.refreshMu.Lock()
+		defer r.refreshMu.Unlock()
 	}
 	return r.applyPoll(ctx, start, id, m)
 }
@@ -478,10 +472,7 @@ func (r *Reader) pollManifest(ctx context.Context) (uint64, *manifest.Manifest, 
 	if errors.Is(err, objstore.ErrNotFound) {
 		nid, nm, err = r.ms.Latest(ctx)
 	}
-	if err != nil {
-		return 0, nil, err
-	}
-	return nid, nm, nil
+	return nid, nm, err
 }
 
 // applyPoll (under refreshMu) installs manifest nid, found by a poll that
@@ -545,7 +536,7 @@ func (r *Reader) fresh(ctx context.Context) error {
 	if !stale() { // a poll finished while we waited for it
 		return nil
 	}
-	return r.pollLocked(ctx)
+	return r.pollAndApply(ctx, false)
 }
 
 // Tail reads WAL files past what the reader has, without looking at the
@@ -563,7 +554,7 @@ func (r *Reader) Tail(ctx context.Context) error {
 	start := time.Now()
 	err := r.tail(ctx)
 	if errors.Is(err, errBehindTruncation) {
-		return r.refreshLocked(ctx) // only a newer manifest has the rest
+		return r.pollAndApply(ctx, true) // only a newer manifest has the rest
 	}
 	if err != nil {
 		return err

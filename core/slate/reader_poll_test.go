@@ -12,6 +12,19 @@ import (
 	"github.com/moraine-go/moraine/core/slate"
 )
 
+// writerWith opens a database on a fresh memory store holding key=value,
+// closed when the test ends.
+func writerWith(t *testing.T, key, value string) (objstore.Store, *slate.DB) {
+	t.Helper()
+	inner := objstore.NewMemory(0)
+	db := open(t, inner)
+	t.Cleanup(func() { db.Close(bg) })
+	if err := db.Put(bg, []byte(key), []byte(value)); err != nil {
+		t.Fatal(err)
+	}
+	return inner, db
+}
+
 // manifestGate holds every manifest read while it is shut, so a test can
 // keep a reader's poll inside its manifest reads.
 type manifestGate struct {
@@ -62,12 +75,7 @@ func (g *manifestGate) Get(ctx context.Context, key string) ([]byte, objstore.Ob
 func TestReaderTailIsNotQueuedBehindARefreshsManifestReads(t *testing.T) {
 	for _, mode := range []slate.ReaderMode{slate.ReaderFollowLatest, slate.ReaderManagedCheckpoint} {
 		t.Run(mode.String(), func(t *testing.T) {
-			inner := objstore.NewMemory(0)
-			db := open(t, inner)
-			defer db.Close(bg)
-			if err := db.Put(bg, []byte("k"), []byte("v1")); err != nil {
-				t.Fatal(err)
-			}
+			inner, db := writerWith(t, "k", "v1")
 			gate := &manifestGate{Store: inner}
 			r, err := slate.OpenReader(bg, gate, "db", slate.ReaderOptions{Mode: mode})
 			if err != nil {
@@ -120,12 +128,7 @@ func TestReaderTailIsNotQueuedBehindARefreshsManifestReads(t *testing.T) {
 func TestReaderPollsAndTailsInterleavedServeEveryWrite(t *testing.T) {
 	for _, mode := range []slate.ReaderMode{slate.ReaderFollowLatest, slate.ReaderManagedCheckpoint} {
 		t.Run(mode.String(), func(t *testing.T) {
-			inner := objstore.NewMemory(0)
-			db := open(t, inner)
-			defer db.Close(bg)
-			if err := db.Put(bg, []byte("k000"), []byte("0")); err != nil {
-				t.Fatal(err)
-			}
+			inner, db := writerWith(t, "k000", "0")
 			r, err := slate.OpenReader(bg, inner, "db", slate.ReaderOptions{Mode: mode, PollInterval: time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
@@ -191,12 +194,7 @@ func valN(i int) string { return fmt.Sprintf("v%d", i) }
 // WAL rows wakes WaitSeq: a NoTail reader is served new writes only that
 // way.
 func TestWaitSeqWakesForASeqAManifestBrings(t *testing.T) {
-	inner := objstore.NewMemory(0)
-	db := open(t, inner)
-	defer db.Close(bg)
-	if err := db.Put(bg, []byte("k"), []byte("v1")); err != nil {
-		t.Fatal(err)
-	}
+	inner, db := writerWith(t, "k", "v1")
 	r, err := slate.OpenReader(bg, inner, "db", slate.ReaderOptions{Mode: slate.ReaderFollowLatest, NoTail: true})
 	if err != nil {
 		t.Fatal(err)

@@ -18,18 +18,10 @@ func runAdopt(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprintf(fs.Output(), "usage: moraine adopt [flags] URI\n\nMakes a lake log-resident with the in-tree commit log (RFC 0024): its\ncatalog is flushed, the adoption stamp is raced as the log's first slot and\nfolded in. From then on any number of processes commit through the log, and\nbuilds without a commit-log provider refuse the lake. A lake that is already\nadopted is left as it is. The open fences a running single writer.\n\nflags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, 1, "exactly one URI"); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return usageError{"adopt takes exactly one URI"}
-	}
-	store, err := sf.open(ctx, fs.Arg(0))
-	if err != nil {
-		return err
-	}
-	opts, err := sf.catalogOptions(ctx)
+	store, opts, err := sf.lake(ctx, fs.Arg(0))
 	if err != nil {
 		return err
 	}
@@ -57,18 +49,10 @@ func runFold(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprintf(fs.Output(), "usage: moraine fold [flags] URI\n\nFolds a log-resident lake's commit log into its store once (a scheduled\ndrain), compacts the store when a compaction is due, and truncates the log\nbelow the new replay point (slots younger than the retention stay). Committers keep committing meanwhile; a fold running\nelsewhere is fenced.\n\nflags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, 1, "exactly one URI"); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return usageError{"fold takes exactly one URI"}
-	}
-	store, err := sf.open(ctx, fs.Arg(0))
-	if err != nil {
-		return err
-	}
-	opts, err := sf.catalogOptions(ctx)
+	store, opts, err := sf.lake(ctx, fs.Arg(0))
 	if err != nil {
 		return err
 	}

@@ -40,12 +40,8 @@ flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, 0, "no arguments"); err != nil {
 		return err
-	}
-	if fs.NArg() != 0 {
-		fs.Usage()
-		return usageError{"demo takes no arguments"}
 	}
 	if *writers < 1 || *commits < 1 {
 		return usageError{fmt.Sprintf("-writers (%d) and -commits (%d) must be at least 1", *writers, *commits)}

@@ -286,14 +286,18 @@ func TestInspectPrintsTheLakeAndWritesNothing(t *testing.T) {
 	}
 }
 
-func TestDemoAndInspectRefuseBadInput(t *testing.T) {
+func TestCommandsRefuseBadInput(t *testing.T) {
 	cases := []struct {
 		args []string
 		code int
 		msg  string
 	}{
 		{[]string{"inspect"}, 2, "exactly one URI"},
-		{[]string{"inspect", "a", "b"}, 2, "exactly one URI"},
+		{[]string{"inspect", "a", "b"}, 2, "inspect takes exactly one URI"},
+		{[]string{"adopt"}, 2, "adopt takes exactly one URI"},
+		{[]string{"fold", "a", "b"}, 2, "fold takes exactly one URI"},
+		{[]string{"migrate"}, 2, "migrate takes exactly one URI"},
+		{[]string{"move-wal", "a"}, 2, "move-wal takes exactly two URIs: the lake and the new WAL store"},
 		{[]string{"demo", "extra"}, 2, "demo takes no arguments"},
 		{[]string{"demo", "-writers", "0"}, 2, "must be at least 1"},
 		{[]string{"demo", "-pace", "-1s"}, 2, "must not be negative"},

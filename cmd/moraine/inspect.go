@@ -24,22 +24,14 @@ func runInspect(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprintf(fs.Output(), "usage: moraine inspect [flags] URI\n\nPrints a lake's format, head, tables and recent snapshots. It reads only:\nnothing is written to the store.\n\nflags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, 1, "exactly one URI"); err != nil {
 		return err
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return usageError{"inspect takes exactly one URI"}
 	}
 	uri := fs.Arg(0)
 	if err := checkLocalLake(uri); err != nil {
 		return err
 	}
-	store, err := sf.open(ctx, uri)
-	if err != nil {
-		return err
-	}
-	opts, err := sf.catalogOptions(ctx)
+	store, opts, err := sf.lake(ctx, uri)
 	if err != nil {
 		return err
 	}

@@ -82,3 +82,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 type usageError struct{ msg string }
 
 func (u usageError) Error() string { return u.msg }
+
+// parseArgs parses a command's flags and checks that exactly n arguments
+// follow them; otherwise it prints the command's usage and returns a
+// usageError saying what the command takes.
+func parseArgs(fs *flag.FlagSet, args []string, n int, takes string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != n {
+		fs.Usage()
+		return usageError{fmt.Sprintf("%s takes %s", fs.Name(), takes)}
+	}
+	return nil
+}

@@ -35,22 +35,14 @@ flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, 1, "exactly one URI"); err != nil {
 		return err
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return usageError{"migrate takes exactly one URI"}
 	}
 	if *step < 1 {
 		return usageError{fmt.Sprintf("-step %d: must be at least 1", *step)}
 	}
 	uri := fs.Arg(0)
-	store, err := sf.open(ctx, uri)
-	if err != nil {
-		return err
-	}
-	catOpts, err := sf.catalogOptions(ctx)
+	store, catOpts, err := sf.lake(ctx, uri)
 	if err != nil {
 		return err
 	}

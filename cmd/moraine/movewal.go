@@ -34,12 +34,8 @@ flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, 2, "exactly two URIs: the lake and the new WAL store"); err != nil {
 		return err
-	}
-	if fs.NArg() != 2 {
-		fs.Usage()
-		return usageError{"move-wal takes exactly two URIs: the lake and the new WAL store"}
 	}
 	uri, toURI := fs.Arg(0), fs.Arg(1)
 	store, err := sf.open(ctx, uri)

@@ -38,6 +38,20 @@ func (s *storeFlags) open(ctx context.Context, uri string) (objstore.Store, erro
 	}})
 }
 
+// lake opens the store at uri and the catalog options the flags give
+// (catalogOptions): what every command needs to open the lake at uri.
+func (s *storeFlags) lake(ctx context.Context, uri string) (objstore.Store, core.CatalogOptions, error) {
+	store, err := s.open(ctx, uri)
+	if err != nil {
+		return nil, core.CatalogOptions{}, err
+	}
+	opts, err := s.catalogOptions(ctx)
+	if err != nil {
+		return nil, core.CatalogOptions{}, err
+	}
+	return store, opts, nil
+}
+
 // catalogOptions are the options every open of the lake needs: its path
 // and, with -wal-store, the store its WAL is in.
 func (s *storeFlags) catalogOptions(ctx context.Context) (core.CatalogOptions, error) {

@@ -243,18 +243,7 @@ func readDump(ctx context.Context, kv kvReader, at *SnapshotID) (*Dump, error) {
 	if err := scanPrefix(ctx, kv, keys.SubspacePrefix(keys.SubspaceHistory), add); err != nil {
 		return nil, err
 	}
-	err = scanPrefix(ctx, kv, keys.SchemaVersionPrefix(), func(k keys.Key, value []byte) error {
-		if SnapshotID(k.Comps[1]) > target {
-			return nil
-		}
-		v, err := decodeSchemaVersion(value)
-		if err != nil {
-			return err
-		}
-		d.SchemaVersions = append(d.SchemaVersions, SchemaVersion{TableID: TableID(k.Comps[0]), BeginSnapshot: SnapshotID(k.Comps[1]), SchemaVersion: v})
-		return nil
-	})
-	if err != nil {
+	if d.SchemaVersions, err = scanSchemaVersions(ctx, kv, target); err != nil {
 		return nil, err
 	}
 	err = scanPrefix(ctx, kv, keys.GcFilePrefix(), func(k keys.Key, value []byte) error {
@@ -465,13 +454,6 @@ func (d *Dump) sort() {
 			return a.DataFileID < b.DataFileID
 		}
 		return a.ColumnID < b.ColumnID
-	})
-	sort.Slice(d.SchemaVersions, func(i, j int) bool {
-		a, b := d.SchemaVersions[i], d.SchemaVersions[j]
-		if a.BeginSnapshot != b.BeginSnapshot {
-			return a.BeginSnapshot < b.BeginSnapshot
-		}
-		return a.TableID < b.TableID
 	})
 	sort.Slice(d.Tags, func(i, j int) bool { return d.Tags[i].ObjectID < d.Tags[j].ObjectID })
 	for i := range d.Tags {

@@ -249,27 +249,9 @@ func load(ctx context.Context, kv kvReader, at *SnapshotID) (*CatalogView, error
 	if err := loadInlined(ctx, kv, s, target, at != nil); err != nil {
 		return nil, err
 	}
-	err = scanPrefix(ctx, kv, keys.SchemaVersionPrefix(), func(k keys.Key, value []byte) error {
-		if SnapshotID(k.Comps[1]) > target {
-			return nil
-		}
-		v, err := decodeSchemaVersion(value)
-		if err != nil {
-			return err
-		}
-		s.schemaVersions = append(s.schemaVersions, SchemaVersion{TableID: TableID(k.Comps[0]), BeginSnapshot: SnapshotID(k.Comps[1]), SchemaVersion: v})
-		return nil
-	})
-	if err != nil {
+	if s.schemaVersions, err = scanSchemaVersions(ctx, kv, target); err != nil {
 		return nil, err
 	}
-	sort.Slice(s.schemaVersions, func(i, j int) bool {
-		a, b := s.schemaVersions[i], s.schemaVersions[j]
-		if a.BeginSnapshot != b.BeginSnapshot {
-			return a.BeginSnapshot < b.BeginSnapshot
-		}
-		return a.TableID < b.TableID
-	})
 	err = scanPrefix(ctx, kv, keys.GcFilePrefix(), func(k keys.Key, value []byte) error {
 		g, err := decodeGcFile(value)
 		if err != nil {
@@ -364,4 +346,29 @@ func loadInlined(ctx context.Context, kv kvReader, s *CatalogView, target Snapsh
 		s.inlined[c.table] = append(s.inlined[c.table], c)
 	}
 	return nil
+}
+
+// scanSchemaVersions returns the schema-version records that began at or
+// before target, by begin snapshot, then table.
+func scanSchemaVersions(ctx context.Context, kv kvReader, target SnapshotID) ([]SchemaVersion, error) {
+	var out []SchemaVersion
+	err := scanPrefix(ctx, kv, keys.SchemaVersionPrefix(), func(k keys.Key, value []byte) error {
+		if SnapshotID(k.Comps[1]) > target {
+			return nil
+		}
+		v, err := decodeSchemaVersion(value)
+		if err != nil {
+			return err
+		}
+		out = append(out, SchemaVersion{TableID: TableID(k.Comps[0]), BeginSnapshot: SnapshotID(k.Comps[1]), SchemaVersion: v})
+		return nil
+	})
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.BeginSnapshot != b.BeginSnapshot {
+			return a.BeginSnapshot < b.BeginSnapshot
+		}
+		return a.TableID < b.TableID
+	})
+	return out, err
 }

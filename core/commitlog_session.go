@@ -209,8 +209,14 @@ func (s *logSession) checkAdvanced(ctx context.Context, view *CatalogView) error
 // returns the slots that landed meanwhile from slot on (a lost race), or
 // none: offer now.
 func (l *logState) awaitTurn(ctx context.Context, slot uint64) ([]LogBatch, error) {
-	ahead, gap := l.race.turn(slot, time.Now())
+	ahead, gap, pause := l.race.turn(slot, time.Now())
 	if ahead == 0 {
+		// Our slot; now and then left free a while first (contention.go,
+		// yieldFirst): a committer that takes it meanwhile makes the
+		// offer a lost race.
+		if err := sleepCtx(ctx, pause); err != nil {
+			return nil, wrapf(Interrupted, err, "leaving slot %d free a while", slot)
+		}
 		return nil, nil
 	}
 	deadline := time.Now().Add(time.Duration(ahead)*gap + gap/4)

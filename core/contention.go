@@ -29,7 +29,17 @@ package core
 //     landed, so its retry is prepared against the tail (runBatch does not
 //     back off after a lost slot);
 //   - a committer that knows no peer offers at once: the uncontended
-//     commit costs one conditional PUT, no GET, no LIST.
+//     commit costs one conditional PUT, no GET, no LIST;
+//   - a committer offering at once (alone, or at its own turn) leaves one
+//     slot time free now and then: after yieldFirst such offers, then
+//     twice as many each time, up to yieldMax, counted again from
+//     yieldFirst whenever it sees a committer it did not know (a sleep, no
+//     request). A committer nobody knows (a newcomer) gets no turn, and
+//     racing at once it arrives a read too late for every slot a committer
+//     in a tight loop offers: it must read each slot the loop lands before
+//     it can offer the next, and the bucket decides in arrival order. In
+//     the free slot time it lands one; the loop's next offer loses to it
+//     and reads it, and they take turns from then on.
 //
 // With every committer busy each gets a run per round, so a commit waits
 // about one round at most; runs of two keep a committer's second commit
@@ -37,11 +47,11 @@ package core
 // of who is active cost only a collision, never correctness: the
 // conditional PUT still picks exactly one winner. A committer is known to
 // its peers only once they read a slot of its; one that has landed none
-// lately (a newcomer, or one a tight-loop peer keeps beating) gets in by a
-// collision it wins, and after impatience lost races per committer it
-// knows it stops waiting for turns. On a store answering in microseconds
-// (the in-process memory store) such a collision may never be won; every
-// store with a network or a disk in between lets it in.
+// lately (a newcomer, or one a tight-loop peer keeps beating) gets in at a
+// hand-over between committers that take turns (it reads the slot before
+// the turn as soon as the turn's owner does, and the collision is even),
+// or in the slot time a committer alone leaves free; after impatience lost
+// races per committer it knows it stops waiting for turns.
 
 import (
 	"bytes"
@@ -68,6 +78,14 @@ const (
 	// not know it (it has landed nothing lately), so it cannot count on
 	// their turns; racing at once it wins about every other collision.
 	impatience = 3
+	// yieldFirst and yieldMax: a committer leaves a slot time free after
+	// yieldFirst offers made at once, then after twice as many each time,
+	// up to every yieldMax (a committer long alone pays about one slot time
+	// in yieldMax). A committer seen for the first time starts the count
+	// over.
+	yieldFirst = 8
+	yieldMax   = 256
+	yieldGaps  = 4
 )
 
 // contention is what a committer knows about its peers.
@@ -77,6 +95,9 @@ type contention struct {
 	peers map[uuid.UUID]peerSeen
 	// losses counts this committer's lost races since its last win.
 	losses int
+	// atOnce counts the offers made at once since the last slot time left
+	// free; yieldEvery is how many make the next one (0: yieldFirst).
+	atOnce, yieldEvery int
 	// Moving averages of a won offer (one conditional PUT) and of
 	// preparing a batch (materializing the base, running the closures):
 	// what a peer at an earlier place needs to land its slot.
@@ -111,8 +132,9 @@ func (k *contention) ident() uuid.UUID {
 // how long a slot takes. The committers, ordered by id, form a ring every
 // process computes alike; slots are dealt to it in runs of runSlots (slot
 // k is ring[k/runSlots mod n]'s), so a committer lands a run back to back
-// and hands over once per run.
-func (k *contention) turn(slot uint64, now time.Time) (ahead int, gap time.Duration) {
+// and hands over once per run. pause is how long a committer offering at
+// once first leaves the slot free (see yieldFirst), usually 0.
+func (k *contention) turn(slot uint64, now time.Time) (ahead int, gap, pause time.Duration) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	ring := []uuid.UUID{k.id}
@@ -123,8 +145,11 @@ func (k *contention) turn(slot uint64, now time.Time) (ahead int, gap time.Durat
 		}
 		ring = append(ring, id)
 	}
-	if len(ring) == 1 || k.losses > impatience*len(ring) {
-		return 0, 0
+	if len(ring) == 1 {
+		return 0, 0, k.pauseLocked()
+	}
+	if k.losses > impatience*len(ring) {
+		return 0, 0, 0
 	}
 	slices.SortFunc(ring, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
 	n := uint64(len(ring))
@@ -132,12 +157,35 @@ func (k *contention) turn(slot uint64, now time.Time) (ahead int, gap time.Durat
 	run := slot / runSlots
 	owner := run % n
 	if owner == mine {
-		return 0, 0
+		return 0, 0, k.pauseLocked()
 	}
 	// Our next run starts ((mine - owner) mod n) runs after this one's.
 	next := (run + (mine+n-owner)%n) * runSlots
-	gap = min(max(k.rtt+k.prep, minTurnGap), maxTurnWait)
-	return int(min(next-slot, uint64(maxTurnWait/gap))), gap
+	gap = k.gapLocked()
+	return int(min(next-slot, uint64(maxTurnWait/gap))), gap, 0
+}
+
+// gapLocked is how long a slot takes (a won offer and a preparation),
+// bounded.
+func (k *contention) gapLocked() time.Duration {
+	return min(max(k.rtt+k.prep, minTurnGap), maxTurnWait)
+}
+
+// pauseLocked counts an offer made at once and returns how long to leave
+// the slot free first: a gap once the offers since the last pause pass
+// yieldEvery (which then doubles, up to yieldMax), else 0. Before its
+// first win a committer has no measure of a gap and does not pause.
+func (k *contention) pauseLocked() time.Duration {
+	if k.yieldEvery == 0 {
+		k.yieldEvery = yieldFirst
+	}
+	k.atOnce++
+	if k.atOnce <= k.yieldEvery || k.rtt == 0 {
+		return 0
+	}
+	k.atOnce = 0
+	k.yieldEvery = min(2*k.yieldEvery, yieldMax)
+	return min(yieldGaps*k.gapLocked(), maxTurnWait)
 }
 
 // saw records the committers of batches read at at.
@@ -152,7 +200,11 @@ func (k *contention) saw(batches []LogBatch, at time.Time) {
 			k.peers = map[uuid.UUID]peerSeen{}
 		}
 
-		if p, ok := k.peers[b.Committer]; !ok || b.Slot >= p.slot {
+		p, ok := k.peers[b.Committer]
+		if !ok {
+			k.atOnce, k.yieldEvery = 0, yieldFirst // a committer not known before: count again
+		}
+		if !ok || b.Slot >= p.slot {
 			k.peers[b.Committer] = peerSeen{slot: b.Slot, at: at}
 		}
 	}

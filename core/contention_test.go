@@ -1,6 +1,7 @@
 package core
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -38,7 +39,7 @@ func TestContentionTurnsAreDealtInRuns(t *testing.T) {
 	for slot := uint64(120); slot < 120+5*runSlots*4; slot++ {
 		var first []uuid.UUID
 		for _, k := range ks {
-			ahead, gap := k.turn(slot, now)
+			ahead, gap, _ := k.turn(slot, now)
 			switch {
 			case ahead == 0:
 				first = append(first, k.id)
@@ -72,13 +73,13 @@ func TestContentionOffersAtOnce(t *testing.T) {
 	now := time.Now()
 	alone := &contention{}
 	alone.ident()
-	if ahead, _ := alone.turn(7, now); ahead != 0 {
+	if ahead, _, _ := alone.turn(7, now); ahead != 0 {
 		t.Fatalf("a committer with no peers waits %d slots", ahead)
 	}
 	ks := ringOf(3, 10, now)
 	waiting := func(k *contention, at time.Time) bool {
 		for slot := uint64(20); slot < 20+3*runSlots; slot++ {
-			if ahead, _ := k.turn(slot, at); ahead > 0 {
+			if ahead, _, _ := k.turn(slot, at); ahead > 0 {
 				return true
 			}
 		}
@@ -100,5 +101,72 @@ func TestContentionOffersAtOnce(t *testing.T) {
 	ks[1].won(time.Millisecond)
 	if !waiting(ks[1], now) {
 		t.Fatal("a win does not reset the losses")
+	}
+}
+
+// A committer offering at once leaves a slot time free after yieldFirst
+// such offers, then after twice as many each time up to yieldMax; a
+// committer it sees for the first time starts the count over, and before
+// its first win (no measure of a slot's time) it never pauses.
+func TestContentionLeavesASlotFreeNowAndThen(t *testing.T) {
+	now := time.Now()
+	k := &contention{}
+	k.ident()
+	for slot := uint64(1); slot < 100; slot++ {
+		if _, _, pause := k.turn(slot, now); pause != 0 {
+			t.Fatalf("slot %d: a committer that never won pauses %v", slot, pause)
+		}
+	}
+	k = &contention{}
+	k.ident()
+	k.won(2 * time.Millisecond)
+	k.prepared(time.Millisecond)
+	want := min(yieldGaps*3*time.Millisecond, maxTurnWait)
+	pausesAt := func(k *contention, from uint64, offers int) []int {
+		var at []int
+		for i := 1; i <= offers; i++ {
+			ahead, _, pause := k.turn(from+uint64(i), now)
+			switch {
+			case ahead != 0:
+				t.Fatalf("offer %d: alone, yet %d slots ahead", i, ahead)
+			case pause != 0 && pause != want:
+				t.Fatalf("offer %d: pause %v, want %v", i, pause, want)
+			case pause != 0:
+				at = append(at, i)
+			}
+		}
+		return at
+	}
+	// Pauses at offers 9, 26 (16 more), 59 (32), 124, 253, 510, then
+	// every 257th.
+	got := pausesAt(k, 0, 1100)
+	wantAt := []int{9, 26, 59, 124, 253, 510, 767, 1024}
+	if !slices.Equal(got, wantAt) {
+		t.Fatalf("paused at offers %v, want %v", got, wantAt)
+	}
+	// A committer seen for the first time starts the count over.
+	peer := &contention{}
+	peer.ident()
+	k = &contention{}
+	k.ident()
+	k.won(2 * time.Millisecond)
+	k.prepared(time.Millisecond)
+	pausesAt(k, 0, 20) // paused at 9; the next is due at 26
+	k.saw([]LogBatch{{Slot: 100, Committer: peer.id}}, now)
+	k.peers = map[uuid.UUID]peerSeen{} // alone again, the count restarted
+	if got := pausesAt(k, 200, 10); !slices.Equal(got, []int{9}) {
+		t.Fatalf("after a new peer, paused at offers %v, want [9]", got)
+	}
+	// In a ring, its offers at its own turns count the same way: 20 own
+	// offers, one pause (at the 9th; the next is due at the 26th).
+	ks := ringOf(2, 10, now)
+	paused := 0
+	for slot := uint64(20); slot < 60; slot++ {
+		if ahead, _, pause := ks[0].turn(slot, now); ahead == 0 && pause > 0 {
+			paused++
+		}
+	}
+	if paused != 1 {
+		t.Fatalf("in a ring of two, %d pauses in 20 own offers, want 1", paused)
 	}
 }

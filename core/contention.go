@@ -30,15 +30,15 @@ package core
 //     back off after a lost slot);
 //   - a committer that knows no peer offers at once: the uncontended
 //     commit costs one conditional PUT, no GET, no LIST;
-//   - a committer offering at once (alone, or at its own turn) leaves one
-//     slot time free now and then: after yieldFirst such offers, then
-//     twice as many each time, up to yieldMax, counted again from
-//     yieldFirst whenever it sees a committer it did not know (a sleep, no
-//     request). A committer nobody knows (a newcomer) gets no turn, and
+//   - a committer offering at once (alone, or at its own turn) leaves the
+//     slot free for yieldGaps slot times now and then: after yieldFirst
+//     such offers, then after twice as many each time, up to yieldMax,
+//     counted again from yieldFirst whenever it sees a committer it did
+//     not know (a sleep, no request). A committer nobody knows (a newcomer) gets no turn, and
 //     racing at once it arrives a read too late for every slot a committer
 //     in a tight loop offers: it must read each slot the loop lands before
 //     it can offer the next, and the bucket decides in arrival order. In
-//     the free slot time it lands one; the loop's next offer loses to it
+//     the free slot times it lands one; the loop's next offer loses to it
 //     and reads it, and they take turns from then on.
 //
 // With every committer busy each gets a run per round, so a commit waits
@@ -78,11 +78,12 @@ const (
 	// not know it (it has landed nothing lately), so it cannot count on
 	// their turns; racing at once it wins about every other collision.
 	impatience = 3
-	// yieldFirst and yieldMax: a committer leaves a slot time free after
-	// yieldFirst offers made at once, then after twice as many each time,
-	// up to every yieldMax (a committer long alone pays about one slot time
-	// in yieldMax). A committer seen for the first time starts the count
-	// over.
+	// yieldFirst, yieldMax and yieldGaps: a committer leaves its slot
+	// free for yieldGaps slot times (a newcomer needs a read, its catch-up
+	// and a PUT to take it) after yieldFirst offers made at once, then
+	// after twice as many each time, up to every yieldMax (a committer long
+	// alone pays about yieldGaps slot times in yieldMax). A committer seen
+	// for the first time starts the count over.
 	yieldFirst = 8
 	yieldMax   = 256
 	yieldGaps  = 4
@@ -172,9 +173,10 @@ func (k *contention) gapLocked() time.Duration {
 }
 
 // pauseLocked counts an offer made at once and returns how long to leave
-// the slot free first: a gap once the offers since the last pause pass
-// yieldEvery (which then doubles, up to yieldMax), else 0. Before its
-// first win a committer has no measure of a gap and does not pause.
+// the slot free first: yieldGaps gaps (at most maxTurnWait) once the
+// offers since the last pause pass yieldEvery (which then doubles, up to
+// yieldMax), else 0. Before its first win a committer has no measure of a
+// gap and does not pause.
 func (k *contention) pauseLocked() time.Duration {
 	if k.yieldEvery == 0 {
 		k.yieldEvery = yieldFirst

@@ -363,6 +363,9 @@ func scanSchemaVersions(ctx context.Context, kv kvReader, target SnapshotID) ([]
 		out = append(out, SchemaVersion{TableID: TableID(k.Comps[0]), BeginSnapshot: SnapshotID(k.Comps[1]), SchemaVersion: v})
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.BeginSnapshot != b.BeginSnapshot {
@@ -370,5 +373,5 @@ func scanSchemaVersions(ctx context.Context, kv kvReader, target SnapshotID) ([]
 		}
 		return a.TableID < b.TableID
 	})
-	return out, err
+	return out, nil
 }

@@ -45,6 +45,8 @@ type formatRecord struct {
 type headRecord struct {
 	SnapshotID SnapshotID
 	BatchSeq   uint64
+	// Claim is set on a claim slot's stamp (claim.go).
+	Claim *slotClaim
 }
 
 // migrationRecord is sys/migration: an in-progress format migration.
@@ -203,7 +205,11 @@ func decodeFormat(b []byte) (*formatRecord, error) {
 }
 
 func encodeHead(h *headRecord) []byte {
-	return marshalValue("head", &catalogpb.HeadValue{SnapshotId: uint64(h.SnapshotID), BatchSeq: h.BatchSeq})
+	m := &catalogpb.HeadValue{SnapshotId: uint64(h.SnapshotID), BatchSeq: h.BatchSeq}
+	if c := h.Claim; c != nil {
+		m.Claim = &catalogpb.HeadClaim{Committer: c.Committer[:], HoldMs: uint64(c.Hold / time.Millisecond)}
+	}
+	return marshalValue("head", m)
 }
 
 func decodeHead(b []byte) (*headRecord, error) {
@@ -211,7 +217,15 @@ func decodeHead(b []byte) (*headRecord, error) {
 	if err := unmarshalValue("head", b, &m); err != nil {
 		return nil, err
 	}
-	return &headRecord{SnapshotID: SnapshotID(m.GetSnapshotId()), BatchSeq: m.GetBatchSeq()}, nil
+	h := &headRecord{SnapshotID: SnapshotID(m.GetSnapshotId()), BatchSeq: m.GetBatchSeq()}
+	if c := m.GetClaim(); c != nil {
+		id, err := uuid.FromBytes(c.GetCommitter())
+		if err != nil || id == uuid.Nil {
+			return nil, errorf(Corruption, "head: a claim's committer is %x, not a committer id", c.GetCommitter())
+		}
+		h.Claim = &slotClaim{Committer: id, Hold: time.Duration(min(c.GetHoldMs(), uint64(maxClaimHold/time.Millisecond))) * time.Millisecond}
+	}
+	return h, nil
 }
 
 func encodeMigration(r *migrationRecord) []byte {

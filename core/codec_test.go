@@ -378,7 +378,16 @@ func TestCodecRoundTripRecords(t *testing.T) {
 		return &formatRecord{Format: g.u64(), WriterVersion: g.str(), Origin: optNum[uint64](g)}
 	}, encodeFormat, decodeFormat, nil)
 	roundTrip(t, "head", codecRounds, func() *headRecord {
-		return &headRecord{SnapshotID: SnapshotID(g.u64()), BatchSeq: g.u64()}
+		h := &headRecord{SnapshotID: SnapshotID(g.u64()), BatchSeq: g.u64()}
+		if g.bool() {
+			// Holds are whole milliseconds, at most maxClaimHold.
+			id := g.uuid()
+			if id == uuid.Nil {
+				id[15] = 1 // a claim names a committer
+			}
+			h.Claim = &slotClaim{Committer: id, Hold: time.Duration(g.r.Int64N(int64(maxClaimHold/time.Millisecond)+1)) * time.Millisecond}
+		}
+		return h
 	}, encodeHead, decodeHead, nil)
 	roundTrip(t, "migration", codecRounds, func() *migrationRecord {
 		r := &migrationRecord{From: g.u64(), To: g.u64(), Unit: g.str()}
@@ -622,6 +631,19 @@ func TestCodecCorruptInput(t *testing.T) {
 		_, err := decodeTable(mustMarshal(t, &catalogpb.TableValue{TableId: 1, Uuid: []byte{1, 2, 3}}))
 		return err
 	}())
+	for what, committer := range map[string][]byte{"3 bytes": {1, 2, 3}, "the nil uuid": make([]byte, 16), "none": nil} {
+		isCorruption(t, "head claim with a committer of "+what, func() error {
+			_, err := decodeHead(mustMarshal(t, &catalogpb.HeadValue{SnapshotId: 1, BatchSeq: 2, Claim: &catalogpb.HeadClaim{Committer: committer, HoldMs: 5}}))
+			return err
+		}())
+	}
+	// A hold above maxClaimHold (a stamp from elsewhere) is honoured only
+	// up to it.
+	id := uuid.New()
+	h, err := decodeHead(mustMarshal(t, &catalogpb.HeadValue{SnapshotId: 3, Claim: &catalogpb.HeadClaim{Committer: id[:], HoldMs: 1 << 40}}))
+	if err != nil || h.Claim == nil || h.Claim.Committer != id || h.Claim.Hold != maxClaimHold {
+		t.Fatalf("a claim holding 2^40 ms decodes to %+v, %v; want the committer and a hold of %v", h, err, maxClaimHold)
+	}
 	isCorruption(t, "schema without a uuid", func() error {
 		_, err := decodeSchema(mustMarshal(t, &catalogpb.SchemaValue{SchemaId: 1}))
 		return err

@@ -420,7 +420,9 @@ func (t *Transaction) Commit(ctx context.Context) (SnapshotID, error) {
 		writes: batchWrites([]*Transaction{t}), changes: unionChanges([]*Transaction{t}), explicit: true}
 	lost, err := t.sess.land(ctx, b)
 	if err != nil {
-		c.dropHeadView()
+		if KindOf(err) != CommitConflict { // a peer's claim (claim.go) left the head as it was
+			c.dropHeadView()
+		}
 		return 0, err
 	}
 	if lost != nil {
@@ -428,10 +430,17 @@ func (t *Transaction) Commit(ctx context.Context) (SnapshotID, error) {
 		if genesis {
 			return 0, errorf(CommitConflict, "conflict: another open created a lake in this store first; read it again and retry")
 		}
+		var e *Error
 		if reason := t.conflictsWith(lost.theirs, lost.resolve); reason != "" {
-			return 0, errorf(CommitConflict, "lost to a concurrent commit: %s", reason)
+			e = errorf(CommitConflict, "lost to a concurrent commit: %s", reason)
+		} else {
+			e = errorf(CommitConflict, "a concurrent commit changed state this one read or wrote (attempted snapshot %d); explicit transactions are never retried internally", t.id)
 		}
-		return 0, errorf(CommitConflict, "a concurrent commit changed state this one read or wrote (attempted snapshot %d); explicit transactions are never retried internally", t.id)
+		if lost.toClaim {
+			e.Msg += " (a peer claimed the slot first: it lost a race and commits first)"
+			e.claimed = true
+		}
+		return 0, e
 	}
 	if genesis {
 		t.next.head = newHead

@@ -68,7 +68,7 @@ func logWrites(b *preparedBatch) []LogWrite {
 	for _, w := range b.writes {
 		out = append(out, LogWrite{Key: w.key, Value: w.value, Delete: w.value == nil})
 	}
-	k, v := headStamp(b.newHead)
+	k, v := headStampClaim(b.newHead, b.claim)
 	out = append(out, LogWrite{Key: k, Value: v})
 	return out
 }
@@ -81,9 +81,17 @@ func (s *logSession) land(ctx context.Context, b *preparedBatch) (*lostRace, err
 	if err := checkLogBatch(l.base, batch); err != nil {
 		return nil, wrapf(Internal, err, "refusing to offer a malformed slot")
 	}
+	// A peer's claim at the tip comes first (claim.go).
+	if landed, err := l.awaitClaim(ctx, s.view, slot, b.explicit); err != nil || len(landed) > 0 {
+		if err != nil {
+			return nil, err
+		}
+		return s.lostTo(ctx, b, landed)
+	}
 	// Take turns with the peers this committer knows (contention.go); an
-	// explicit transaction offers at once (see preparedBatch.explicit).
-	if !b.explicit {
+	// explicit transaction or a claim offers at once (see
+	// preparedBatch.explicit).
+	if !b.explicit && b.claim == nil {
 		landed, err := l.awaitTurn(ctx, slot)
 		if err != nil {
 			return nil, err
@@ -174,7 +182,8 @@ func (s *logSession) lostTo(ctx context.Context, b *preparedBatch, landed []LogB
 			return nil, err
 		}
 	}
-	return &lostRace{theirs: theirs, resolve: func(id SchemaID) (string, bool) { n, ok := names[id]; return n, ok }, view: view}, nil
+	return &lostRace{theirs: theirs, resolve: func(id SchemaID) (string, bool) { n, ok := names[id]; return n, ok }, view: view,
+		toClaim: l.peersClaim(landed[0])}, nil
 }
 
 // checkAdvanced compares an advanced view with a full load at its head

@@ -41,6 +41,10 @@ package core
 //     the free slot times it lands one; the loop's next offer loses to it
 //     and reads it, and they take turns from then on.
 //
+// A peer's claim at the tip of the view a batch was prepared against
+// comes before all of this (claim.go): it refuses an explicit batch and
+// holds any other offer until the claimant's slot lands.
+//
 // With every committer busy each gets a run per round, so a commit waits
 // about one round at most; runs of two keep a committer's second commit
 // free of a hand-over without stretching the round much. Different views
@@ -103,6 +107,10 @@ type contention struct {
 	// preparing a batch (materializing the base, running the closures):
 	// what a peer at an earlier place needs to land its slot.
 	rtt, prep time.Duration
+	// claimSlot and claimAt: the offered slot a peer's claim (claim.go)
+	// last held, and when this open first saw that claim.
+	claimSlot uint64
+	claimAt   time.Time
 }
 
 type peerSeen struct {
@@ -233,4 +241,15 @@ func (k *contention) prepared(d time.Duration) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.prep = ewma(k.prep, d)
+}
+
+// claimSeen returns when this committer first saw the peer's claim on
+// slot (the claim stands in the slot before it), now if not before.
+func (k *contention) claimSeen(slot uint64, now time.Time) time.Time {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.claimSlot != slot || k.claimAt.IsZero() {
+		k.claimSlot, k.claimAt = slot, now
+	}
+	return k.claimAt
 }

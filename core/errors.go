@@ -68,6 +68,7 @@ type Error struct {
 	Err  error // cause, if any
 
 	needsLog bool // a log-resident catalog refused for want of a provider
+	claimed  bool // an explicit commit refused for a peer's claim (claim.go)
 }
 
 // NeedsCommitLog reports whether err is the refusal a log-resident catalog
@@ -76,6 +77,16 @@ type Error struct {
 func NeedsCommitLog(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && e.needsLog
+}
+
+// ClaimRefused reports whether err is a CommitConflict caused by a peer's
+// claim (claim.go): an explicit commit prepared on the claim (refused with
+// nothing written), or one whose head moved by the claim slot alone, or
+// whose slot the claim slot took. It is a turn given, not a race lost: the
+// committer that retries need not claim for it.
+func ClaimRefused(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.claimed
 }
 
 func (e *Error) Error() string {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"os"
 	"strings"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/moraine-go/moraine/core/keys"
 	"github.com/moraine-go/moraine/core/objstore"
@@ -73,3 +76,22 @@ func (c *Catalog) TruncationsForTest() int {
 	defer c.clog.foldMu.Unlock()
 	return c.clog.truncations
 }
+
+// HeadClaimForTest returns the claim the handle's head stamp carries
+// (claim.go): the claiming committer and the hold; ok false when none.
+func (c *Catalog) HeadClaimForTest(ctx context.Context) (committer uuid.UUID, hold time.Duration, ok bool, err error) {
+	var cl *slotClaim
+	err = c.consistentRead(ctx, func(kv kvReader) error {
+		var err error
+		cl, err = readHeadClaim(ctx, kv)
+		return err
+	})
+	if err != nil || cl == nil {
+		return uuid.Nil, 0, false, err
+	}
+	return cl.Committer, cl.Hold, true, nil
+}
+
+// CommitterIDForTest is the committer id a commit-log open offers its
+// slots under.
+func (c *Catalog) CommitterIDForTest() uuid.UUID { return c.clog.race.ident() }

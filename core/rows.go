@@ -50,9 +50,12 @@ func (c *Catalog) BeginRows(ctx context.Context, expect Head) (*Transaction, err
 			return nil, err
 		}
 		if t.head != expect {
-			t.Rollback()
-			return nil, errorf(CommitConflict, "conflict: the lake moved from snapshot %d (batch %d) to snapshot %d (batch %d) since this transaction read it; read it again and retry",
+			e := errorf(CommitConflict, "conflict: the lake moved from snapshot %d (batch %d) to snapshot %d (batch %d) since this transaction read it; read it again and retry",
 				expect.SnapshotID, expect.BatchSeq, t.head.SnapshotID, t.head.BatchSeq)
+			// Moved by nothing but a peer's claim (claim.go)?
+			e.claimed = c.clog != nil && t.head.SnapshotID == expect.SnapshotID && t.head.BatchSeq == expect.BatchSeq+1 && c.clog.claimedBy(ctx, t.sess)
+			t.Rollback()
+			return nil, e
 		}
 		t.rows = &rowsState{}
 		return t, nil

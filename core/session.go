@@ -34,6 +34,9 @@ type preparedBatch struct {
 	// (it is never re-run); it offers at once instead of waiting for a turn,
 	// since every slot a turn lets a peer take first makes it lose.
 	explicit bool
+	// claim: a claim slot's claim (claim.go); its newHead keeps the
+	// snapshot and it writes nothing but the stamp.
+	claim *slotClaim
 }
 
 // lostRace describes what a batch lost to.
@@ -43,6 +46,8 @@ type lostRace struct {
 	// view is the committer's view advanced over the winners' slots (nil
 	// when it could not be: the retry loads).
 	view *CatalogView
+	// toClaim: the first winner is a peer's claim slot (claim.go).
+	toClaim bool
 }
 
 // newSession opens the session for this handle's role.

@@ -123,9 +123,14 @@ func (x *FormatValue) GetCommitLogAdoptionPending() bool {
 // sys/head: the head stamp. Every batch writes it and increments batch_seq,
 // head-preserving batches included (they keep snapshot_id).
 type HeadValue struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SnapshotId    uint64                 `protobuf:"varint,1,opt,name=snapshot_id,json=snapshotId,proto3" json:"snapshot_id,omitempty"`
-	BatchSeq      uint64                 `protobuf:"varint,2,opt,name=batch_seq,json=batchSeq,proto3" json:"batch_seq,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	SnapshotId uint64                 `protobuf:"varint,1,opt,name=snapshot_id,json=snapshotId,proto3" json:"snapshot_id,omitempty"`
+	BatchSeq   uint64                 `protobuf:"varint,2,opt,name=batch_seq,json=batchSeq,proto3" json:"batch_seq,omitempty"`
+	// Commit log only: set on the head-preserving slot a committer lands to
+	// claim the slot after it (core/claim.go): a catalog open's committer id
+	// and how long its peers hold their own offers for it. The next slot's
+	// stamp, which carries no claim, ends it.
+	Claim         *HeadClaim `protobuf:"bytes,3,opt,name=claim,proto3" json:"claim,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -174,6 +179,68 @@ func (x *HeadValue) GetBatchSeq() uint64 {
 	return 0
 }
 
+func (x *HeadValue) GetClaim() *HeadClaim {
+	if x != nil {
+		return x.Claim
+	}
+	return nil
+}
+
+// A committer's claim of the slot after the one its stamp is in.
+type HeadClaim struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The claiming catalog open's committer id (16 bytes).
+	Committer []byte `protobuf:"bytes,1,opt,name=committer,proto3" json:"committer,omitempty"`
+	// How long peers hold their offers, in milliseconds.
+	HoldMs        uint64 `protobuf:"varint,2,opt,name=hold_ms,json=holdMs,proto3" json:"hold_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HeadClaim) Reset() {
+	*x = HeadClaim{}
+	mi := &file_moraine_store_v1_store_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HeadClaim) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HeadClaim) ProtoMessage() {}
+
+func (x *HeadClaim) ProtoReflect() protoreflect.Message {
+	mi := &file_moraine_store_v1_store_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HeadClaim.ProtoReflect.Descriptor instead.
+func (*HeadClaim) Descriptor() ([]byte, []int) {
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *HeadClaim) GetCommitter() []byte {
+	if x != nil {
+		return x.Committer
+	}
+	return nil
+}
+
+func (x *HeadClaim) GetHoldMs() uint64 {
+	if x != nil {
+		return x.HoldMs
+	}
+	return 0
+}
+
 // sys/migration: the marker of an in-progress format migration.
 type MigrationValue struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
@@ -189,7 +256,7 @@ type MigrationValue struct {
 
 func (x *MigrationValue) Reset() {
 	*x = MigrationValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[2]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -201,7 +268,7 @@ func (x *MigrationValue) String() string {
 func (*MigrationValue) ProtoMessage() {}
 
 func (x *MigrationValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[2]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -214,7 +281,7 @@ func (x *MigrationValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MigrationValue.ProtoReflect.Descriptor instead.
 func (*MigrationValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{2}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *MigrationValue) GetFromFormat() uint64 {
@@ -255,7 +322,7 @@ type MaintenanceStatusValue struct {
 
 func (x *MaintenanceStatusValue) Reset() {
 	*x = MaintenanceStatusValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[3]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -267,7 +334,7 @@ func (x *MaintenanceStatusValue) String() string {
 func (*MaintenanceStatusValue) ProtoMessage() {}
 
 func (x *MaintenanceStatusValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[3]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -280,7 +347,7 @@ func (x *MaintenanceStatusValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MaintenanceStatusValue.ProtoReflect.Descriptor instead.
 func (*MaintenanceStatusValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{3}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *MaintenanceStatusValue) GetPasses() []*MaintenancePass {
@@ -301,7 +368,7 @@ type MaintenancePass struct {
 
 func (x *MaintenancePass) Reset() {
 	*x = MaintenancePass{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[4]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -313,7 +380,7 @@ func (x *MaintenancePass) String() string {
 func (*MaintenancePass) ProtoMessage() {}
 
 func (x *MaintenancePass) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[4]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -326,7 +393,7 @@ func (x *MaintenancePass) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MaintenancePass.ProtoReflect.Descriptor instead.
 func (*MaintenancePass) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{4}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *MaintenancePass) GetStartedAtMicros() int64 {
@@ -361,7 +428,7 @@ type MaintenanceStep struct {
 
 func (x *MaintenanceStep) Reset() {
 	*x = MaintenanceStep{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[5]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -373,7 +440,7 @@ func (x *MaintenanceStep) String() string {
 func (*MaintenanceStep) ProtoMessage() {}
 
 func (x *MaintenanceStep) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[5]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -386,7 +453,7 @@ func (x *MaintenanceStep) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MaintenanceStep.ProtoReflect.Descriptor instead.
 func (*MaintenanceStep) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{5}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *MaintenanceStep) GetStep() string {
@@ -433,7 +500,7 @@ type SnapshotValue struct {
 
 func (x *SnapshotValue) Reset() {
 	*x = SnapshotValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[6]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -445,7 +512,7 @@ func (x *SnapshotValue) String() string {
 func (*SnapshotValue) ProtoMessage() {}
 
 func (x *SnapshotValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[6]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -458,7 +525,7 @@ func (x *SnapshotValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SnapshotValue.ProtoReflect.Descriptor instead.
 func (*SnapshotValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{6}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *SnapshotValue) GetSnapshotId() uint64 {
@@ -549,7 +616,7 @@ type SchemaVersionValue struct {
 
 func (x *SchemaVersionValue) Reset() {
 	*x = SchemaVersionValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[7]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -561,7 +628,7 @@ func (x *SchemaVersionValue) String() string {
 func (*SchemaVersionValue) ProtoMessage() {}
 
 func (x *SchemaVersionValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[7]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -574,7 +641,7 @@ func (x *SchemaVersionValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SchemaVersionValue.ProtoReflect.Descriptor instead.
 func (*SchemaVersionValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{7}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SchemaVersionValue) GetSchemaVersion() uint64 {
@@ -594,7 +661,7 @@ type ChangelogValue struct {
 
 func (x *ChangelogValue) Reset() {
 	*x = ChangelogValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[8]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -606,7 +673,7 @@ func (x *ChangelogValue) String() string {
 func (*ChangelogValue) ProtoMessage() {}
 
 func (x *ChangelogValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[8]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -619,7 +686,7 @@ func (x *ChangelogValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChangelogValue.ProtoReflect.Descriptor instead.
 func (*ChangelogValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{8}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ChangelogValue) GetKeys() [][]byte {
@@ -645,7 +712,7 @@ type SchemaValue struct {
 
 func (x *SchemaValue) Reset() {
 	*x = SchemaValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[9]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -657,7 +724,7 @@ func (x *SchemaValue) String() string {
 func (*SchemaValue) ProtoMessage() {}
 
 func (x *SchemaValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[9]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -670,7 +737,7 @@ func (x *SchemaValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SchemaValue.ProtoReflect.Descriptor instead.
 func (*SchemaValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{9}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SchemaValue) GetSchemaId() uint64 {
@@ -739,7 +806,7 @@ type TableValue struct {
 
 func (x *TableValue) Reset() {
 	*x = TableValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[10]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -751,7 +818,7 @@ func (x *TableValue) String() string {
 func (*TableValue) ProtoMessage() {}
 
 func (x *TableValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[10]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -764,7 +831,7 @@ func (x *TableValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableValue.ProtoReflect.Descriptor instead.
 func (*TableValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{10}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *TableValue) GetTableId() uint64 {
@@ -841,7 +908,7 @@ type ViewValue struct {
 
 func (x *ViewValue) Reset() {
 	*x = ViewValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[11]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -853,7 +920,7 @@ func (x *ViewValue) String() string {
 func (*ViewValue) ProtoMessage() {}
 
 func (x *ViewValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[11]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -866,7 +933,7 @@ func (x *ViewValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ViewValue.ProtoReflect.Descriptor instead.
 func (*ViewValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{11}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ViewValue) GetViewId() uint64 {
@@ -945,7 +1012,7 @@ type TagEntry struct {
 
 func (x *TagEntry) Reset() {
 	*x = TagEntry{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[12]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -957,7 +1024,7 @@ func (x *TagEntry) String() string {
 func (*TagEntry) ProtoMessage() {}
 
 func (x *TagEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[12]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -970,7 +1037,7 @@ func (x *TagEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TagEntry.ProtoReflect.Descriptor instead.
 func (*TagEntry) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{12}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *TagEntry) GetKey() string {
@@ -1024,7 +1091,7 @@ type ColumnValue struct {
 
 func (x *ColumnValue) Reset() {
 	*x = ColumnValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[13]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1036,7 +1103,7 @@ func (x *ColumnValue) String() string {
 func (*ColumnValue) ProtoMessage() {}
 
 func (x *ColumnValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[13]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1049,7 +1116,7 @@ func (x *ColumnValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ColumnValue.ProtoReflect.Descriptor instead.
 func (*ColumnValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{13}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ColumnValue) GetTableId() uint64 {
@@ -1161,7 +1228,7 @@ type FilePartitionValue struct {
 
 func (x *FilePartitionValue) Reset() {
 	*x = FilePartitionValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[14]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1173,7 +1240,7 @@ func (x *FilePartitionValue) String() string {
 func (*FilePartitionValue) ProtoMessage() {}
 
 func (x *FilePartitionValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[14]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1186,7 +1253,7 @@ func (x *FilePartitionValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FilePartitionValue.ProtoReflect.Descriptor instead.
 func (*FilePartitionValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{14}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *FilePartitionValue) GetKeyIndex() uint64 {
@@ -1234,7 +1301,7 @@ type DataFileValue struct {
 
 func (x *DataFileValue) Reset() {
 	*x = DataFileValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[15]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1246,7 +1313,7 @@ func (x *DataFileValue) String() string {
 func (*DataFileValue) ProtoMessage() {}
 
 func (x *DataFileValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[15]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1259,7 +1326,7 @@ func (x *DataFileValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DataFileValue.ProtoReflect.Descriptor instead.
 func (*DataFileValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{15}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *DataFileValue) GetTableId() uint64 {
@@ -1424,7 +1491,7 @@ type DeleteFileValue struct {
 
 func (x *DeleteFileValue) Reset() {
 	*x = DeleteFileValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[16]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1436,7 +1503,7 @@ func (x *DeleteFileValue) String() string {
 func (*DeleteFileValue) ProtoMessage() {}
 
 func (x *DeleteFileValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[16]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1449,7 +1516,7 @@ func (x *DeleteFileValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteFileValue.ProtoReflect.Descriptor instead.
 func (*DeleteFileValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{16}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *DeleteFileValue) GetTableId() uint64 {
@@ -1556,7 +1623,7 @@ type TableStatsValue struct {
 
 func (x *TableStatsValue) Reset() {
 	*x = TableStatsValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[17]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1568,7 +1635,7 @@ func (x *TableStatsValue) String() string {
 func (*TableStatsValue) ProtoMessage() {}
 
 func (x *TableStatsValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[17]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1581,7 +1648,7 @@ func (x *TableStatsValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableStatsValue.ProtoReflect.Descriptor instead.
 func (*TableStatsValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{17}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *TableStatsValue) GetTableId() uint64 {
@@ -1628,7 +1695,7 @@ type TableColumnStatsValue struct {
 
 func (x *TableColumnStatsValue) Reset() {
 	*x = TableColumnStatsValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[18]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1640,7 +1707,7 @@ func (x *TableColumnStatsValue) String() string {
 func (*TableColumnStatsValue) ProtoMessage() {}
 
 func (x *TableColumnStatsValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[18]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1653,7 +1720,7 @@ func (x *TableColumnStatsValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableColumnStatsValue.ProtoReflect.Descriptor instead.
 func (*TableColumnStatsValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{18}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *TableColumnStatsValue) GetTableId() uint64 {
@@ -1724,7 +1791,7 @@ type FileColumnStatsValue struct {
 
 func (x *FileColumnStatsValue) Reset() {
 	*x = FileColumnStatsValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[19]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1736,7 +1803,7 @@ func (x *FileColumnStatsValue) String() string {
 func (*FileColumnStatsValue) ProtoMessage() {}
 
 func (x *FileColumnStatsValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[19]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1749,7 +1816,7 @@ func (x *FileColumnStatsValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FileColumnStatsValue.ProtoReflect.Descriptor instead.
 func (*FileColumnStatsValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{19}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *FileColumnStatsValue) GetTableId() uint64 {
@@ -1834,7 +1901,7 @@ type TagsValue struct {
 
 func (x *TagsValue) Reset() {
 	*x = TagsValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[20]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1846,7 +1913,7 @@ func (x *TagsValue) String() string {
 func (*TagsValue) ProtoMessage() {}
 
 func (x *TagsValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[20]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1859,7 +1926,7 @@ func (x *TagsValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TagsValue.ProtoReflect.Descriptor instead.
 func (*TagsValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{20}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *TagsValue) GetObjectId() uint64 {
@@ -1889,7 +1956,7 @@ type OptionsValue struct {
 
 func (x *OptionsValue) Reset() {
 	*x = OptionsValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[21]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1901,7 +1968,7 @@ func (x *OptionsValue) String() string {
 func (*OptionsValue) ProtoMessage() {}
 
 func (x *OptionsValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[21]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1914,7 +1981,7 @@ func (x *OptionsValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OptionsValue.ProtoReflect.Descriptor instead.
 func (*OptionsValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{21}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *OptionsValue) GetScopeKind() uint64 {
@@ -1950,7 +2017,7 @@ type PartitionColumn struct {
 
 func (x *PartitionColumn) Reset() {
 	*x = PartitionColumn{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[22]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1962,7 +2029,7 @@ func (x *PartitionColumn) String() string {
 func (*PartitionColumn) ProtoMessage() {}
 
 func (x *PartitionColumn) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[22]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1975,7 +2042,7 @@ func (x *PartitionColumn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartitionColumn.ProtoReflect.Descriptor instead.
 func (*PartitionColumn) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{22}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *PartitionColumn) GetKeyIndex() uint64 {
@@ -2013,7 +2080,7 @@ type PartitionValue struct {
 
 func (x *PartitionValue) Reset() {
 	*x = PartitionValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[23]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2025,7 +2092,7 @@ func (x *PartitionValue) String() string {
 func (*PartitionValue) ProtoMessage() {}
 
 func (x *PartitionValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[23]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2038,7 +2105,7 @@ func (x *PartitionValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartitionValue.ProtoReflect.Descriptor instead.
 func (*PartitionValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{23}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *PartitionValue) GetTableId() uint64 {
@@ -2090,7 +2157,7 @@ type SortExpression struct {
 
 func (x *SortExpression) Reset() {
 	*x = SortExpression{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[24]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2102,7 +2169,7 @@ func (x *SortExpression) String() string {
 func (*SortExpression) ProtoMessage() {}
 
 func (x *SortExpression) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[24]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2115,7 +2182,7 @@ func (x *SortExpression) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SortExpression.ProtoReflect.Descriptor instead.
 func (*SortExpression) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{24}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *SortExpression) GetExpressionIndex() uint64 {
@@ -2167,7 +2234,7 @@ type SortValue struct {
 
 func (x *SortValue) Reset() {
 	*x = SortValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[25]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2179,7 +2246,7 @@ func (x *SortValue) String() string {
 func (*SortValue) ProtoMessage() {}
 
 func (x *SortValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[25]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2192,7 +2259,7 @@ func (x *SortValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SortValue.ProtoReflect.Descriptor instead.
 func (*SortValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{25}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *SortValue) GetTableId() uint64 {
@@ -2244,7 +2311,7 @@ type NameMapping struct {
 
 func (x *NameMapping) Reset() {
 	*x = NameMapping{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[26]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2256,7 +2323,7 @@ func (x *NameMapping) String() string {
 func (*NameMapping) ProtoMessage() {}
 
 func (x *NameMapping) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[26]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2269,7 +2336,7 @@ func (x *NameMapping) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NameMapping.ProtoReflect.Descriptor instead.
 func (*NameMapping) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{26}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *NameMapping) GetColumnId() uint64 {
@@ -2324,7 +2391,7 @@ type InlinedTableValue struct {
 
 func (x *InlinedTableValue) Reset() {
 	*x = InlinedTableValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[27]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2336,7 +2403,7 @@ func (x *InlinedTableValue) String() string {
 func (*InlinedTableValue) ProtoMessage() {}
 
 func (x *InlinedTableValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[27]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2349,7 +2416,7 @@ func (x *InlinedTableValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InlinedTableValue.ProtoReflect.Descriptor instead.
 func (*InlinedTableValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{27}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *InlinedTableValue) GetTableId() uint64 {
@@ -2400,7 +2467,7 @@ type MappingValue struct {
 
 func (x *MappingValue) Reset() {
 	*x = MappingValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[28]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2412,7 +2479,7 @@ func (x *MappingValue) String() string {
 func (*MappingValue) ProtoMessage() {}
 
 func (x *MappingValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[28]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2425,7 +2492,7 @@ func (x *MappingValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MappingValue.ProtoReflect.Descriptor instead.
 func (*MappingValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{28}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *MappingValue) GetTableId() uint64 {
@@ -2470,7 +2537,7 @@ type MacroParameter struct {
 
 func (x *MacroParameter) Reset() {
 	*x = MacroParameter{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[29]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2482,7 +2549,7 @@ func (x *MacroParameter) String() string {
 func (*MacroParameter) ProtoMessage() {}
 
 func (x *MacroParameter) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[29]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2495,7 +2562,7 @@ func (x *MacroParameter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MacroParameter.ProtoReflect.Descriptor instead.
 func (*MacroParameter) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{29}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *MacroParameter) GetColumnId() uint64 {
@@ -2547,7 +2614,7 @@ type MacroImpl struct {
 
 func (x *MacroImpl) Reset() {
 	*x = MacroImpl{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[30]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2559,7 +2626,7 @@ func (x *MacroImpl) String() string {
 func (*MacroImpl) ProtoMessage() {}
 
 func (x *MacroImpl) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[30]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2572,7 +2639,7 @@ func (x *MacroImpl) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MacroImpl.ProtoReflect.Descriptor instead.
 func (*MacroImpl) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{30}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *MacroImpl) GetImplId() uint64 {
@@ -2625,7 +2692,7 @@ type MacroValue struct {
 
 func (x *MacroValue) Reset() {
 	*x = MacroValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[31]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2637,7 +2704,7 @@ func (x *MacroValue) String() string {
 func (*MacroValue) ProtoMessage() {}
 
 func (x *MacroValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[31]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2650,7 +2717,7 @@ func (x *MacroValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MacroValue.ProtoReflect.Descriptor instead.
 func (*MacroValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{31}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *MacroValue) GetMacroId() uint64 {
@@ -2708,7 +2775,7 @@ type GcFileValue struct {
 
 func (x *GcFileValue) Reset() {
 	*x = GcFileValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[32]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2720,7 +2787,7 @@ func (x *GcFileValue) String() string {
 func (*GcFileValue) ProtoMessage() {}
 
 func (x *GcFileValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[32]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2733,7 +2800,7 @@ func (x *GcFileValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GcFileValue.ProtoReflect.Descriptor instead.
 func (*GcFileValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{32}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *GcFileValue) GetDataFileId() uint64 {
@@ -2776,7 +2843,7 @@ type NameDirValue struct {
 
 func (x *NameDirValue) Reset() {
 	*x = NameDirValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[33]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2788,7 +2855,7 @@ func (x *NameDirValue) String() string {
 func (*NameDirValue) ProtoMessage() {}
 
 func (x *NameDirValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[33]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2801,7 +2868,7 @@ func (x *NameDirValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NameDirValue.ProtoReflect.Descriptor instead.
 func (*NameDirValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{33}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *NameDirValue) GetEntries() []*NameDirValue_Entry {
@@ -2821,7 +2888,7 @@ type DeleteTargetValue struct {
 
 func (x *DeleteTargetValue) Reset() {
 	*x = DeleteTargetValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[34]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2833,7 +2900,7 @@ func (x *DeleteTargetValue) String() string {
 func (*DeleteTargetValue) ProtoMessage() {}
 
 func (x *DeleteTargetValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[34]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2846,7 +2913,7 @@ func (x *DeleteTargetValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTargetValue.ProtoReflect.Descriptor instead.
 func (*DeleteTargetValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{34}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{35}
 }
 
 // One cell of an inlined row. Exactly one member is set; is_null marks
@@ -2870,7 +2937,7 @@ type Cell struct {
 
 func (x *Cell) Reset() {
 	*x = Cell{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[35]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2882,7 +2949,7 @@ func (x *Cell) String() string {
 func (*Cell) ProtoMessage() {}
 
 func (x *Cell) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[35]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2895,7 +2962,7 @@ func (x *Cell) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cell.ProtoReflect.Descriptor instead.
 func (*Cell) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{35}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *Cell) GetValue() isCell_Value {
@@ -3042,7 +3109,7 @@ type InlineRow struct {
 
 func (x *InlineRow) Reset() {
 	*x = InlineRow{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[36]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3054,7 +3121,7 @@ func (x *InlineRow) String() string {
 func (*InlineRow) ProtoMessage() {}
 
 func (x *InlineRow) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[36]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3067,7 +3134,7 @@ func (x *InlineRow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InlineRow.ProtoReflect.Descriptor instead.
 func (*InlineRow) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{36}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *InlineRow) GetRowId() uint64 {
@@ -3096,7 +3163,7 @@ type InlineChunk struct {
 
 func (x *InlineChunk) Reset() {
 	*x = InlineChunk{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[37]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3108,7 +3175,7 @@ func (x *InlineChunk) String() string {
 func (*InlineChunk) ProtoMessage() {}
 
 func (x *InlineChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[37]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3121,7 +3188,7 @@ func (x *InlineChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InlineChunk.ProtoReflect.Descriptor instead.
 func (*InlineChunk) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{37}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *InlineChunk) GetRows() []*InlineRow {
@@ -3142,7 +3209,7 @@ type InlineDeleteValue struct {
 
 func (x *InlineDeleteValue) Reset() {
 	*x = InlineDeleteValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[38]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3154,7 +3221,7 @@ func (x *InlineDeleteValue) String() string {
 func (*InlineDeleteValue) ProtoMessage() {}
 
 func (x *InlineDeleteValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[38]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3167,7 +3234,7 @@ func (x *InlineDeleteValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InlineDeleteValue.ProtoReflect.Descriptor instead.
 func (*InlineDeleteValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{38}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *InlineDeleteValue) GetEndSnapshot() uint64 {
@@ -3187,7 +3254,7 @@ type InlinedTableValue_Column struct {
 
 func (x *InlinedTableValue_Column) Reset() {
 	*x = InlinedTableValue_Column{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[40]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3199,7 +3266,7 @@ func (x *InlinedTableValue_Column) String() string {
 func (*InlinedTableValue_Column) ProtoMessage() {}
 
 func (x *InlinedTableValue_Column) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[40]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3212,7 +3279,7 @@ func (x *InlinedTableValue_Column) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InlinedTableValue_Column.ProtoReflect.Descriptor instead.
 func (*InlinedTableValue_Column) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{27, 0}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{28, 0}
 }
 
 func (x *InlinedTableValue_Column) GetName() string {
@@ -3239,7 +3306,7 @@ type NameDirValue_Entry struct {
 
 func (x *NameDirValue_Entry) Reset() {
 	*x = NameDirValue_Entry{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[41]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3251,7 +3318,7 @@ func (x *NameDirValue_Entry) String() string {
 func (*NameDirValue_Entry) ProtoMessage() {}
 
 func (x *NameDirValue_Entry) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[41]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3264,7 +3331,7 @@ func (x *NameDirValue_Entry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NameDirValue_Entry.ProtoReflect.Descriptor instead.
 func (*NameDirValue_Entry) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{33, 0}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{34, 0}
 }
 
 func (x *NameDirValue_Entry) GetName() string {
@@ -3291,11 +3358,15 @@ const file_moraine_store_v1_store_proto_rawDesc = "" +
 	"\x0ewriter_version\x18\x02 \x01(\tR\rwriterVersion\x12:\n" +
 	"\x17commit_log_batch_origin\x18\x03 \x01(\x04H\x00R\x14commitLogBatchOrigin\x88\x01\x01\x12=\n" +
 	"\x1bcommit_log_adoption_pending\x18\x04 \x01(\bR\x18commitLogAdoptionPendingB\x1a\n" +
-	"\x18_commit_log_batch_origin\"I\n" +
+	"\x18_commit_log_batch_origin\"|\n" +
 	"\tHeadValue\x12\x1f\n" +
 	"\vsnapshot_id\x18\x01 \x01(\x04R\n" +
 	"snapshotId\x12\x1b\n" +
-	"\tbatch_seq\x18\x02 \x01(\x04R\bbatchSeq\"z\n" +
+	"\tbatch_seq\x18\x02 \x01(\x04R\bbatchSeq\x121\n" +
+	"\x05claim\x18\x03 \x01(\v2\x1b.moraine.store.v1.HeadClaimR\x05claim\"B\n" +
+	"\tHeadClaim\x12\x1c\n" +
+	"\tcommitter\x18\x01 \x01(\fR\tcommitter\x12\x17\n" +
+	"\ahold_ms\x18\x02 \x01(\x04R\x06holdMs\"z\n" +
 	"\x0eMigrationValue\x12\x1f\n" +
 	"\vfrom_format\x18\x01 \x01(\x04R\n" +
 	"fromFormat\x12\x1b\n" +
@@ -3624,72 +3695,74 @@ func file_moraine_store_v1_store_proto_rawDescGZIP() []byte {
 	return file_moraine_store_v1_store_proto_rawDescData
 }
 
-var file_moraine_store_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
+var file_moraine_store_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
 var file_moraine_store_v1_store_proto_goTypes = []any{
 	(*FormatValue)(nil),              // 0: moraine.store.v1.FormatValue
 	(*HeadValue)(nil),                // 1: moraine.store.v1.HeadValue
-	(*MigrationValue)(nil),           // 2: moraine.store.v1.MigrationValue
-	(*MaintenanceStatusValue)(nil),   // 3: moraine.store.v1.MaintenanceStatusValue
-	(*MaintenancePass)(nil),          // 4: moraine.store.v1.MaintenancePass
-	(*MaintenanceStep)(nil),          // 5: moraine.store.v1.MaintenanceStep
-	(*SnapshotValue)(nil),            // 6: moraine.store.v1.SnapshotValue
-	(*SchemaVersionValue)(nil),       // 7: moraine.store.v1.SchemaVersionValue
-	(*ChangelogValue)(nil),           // 8: moraine.store.v1.ChangelogValue
-	(*SchemaValue)(nil),              // 9: moraine.store.v1.SchemaValue
-	(*TableValue)(nil),               // 10: moraine.store.v1.TableValue
-	(*ViewValue)(nil),                // 11: moraine.store.v1.ViewValue
-	(*TagEntry)(nil),                 // 12: moraine.store.v1.TagEntry
-	(*ColumnValue)(nil),              // 13: moraine.store.v1.ColumnValue
-	(*FilePartitionValue)(nil),       // 14: moraine.store.v1.FilePartitionValue
-	(*DataFileValue)(nil),            // 15: moraine.store.v1.DataFileValue
-	(*DeleteFileValue)(nil),          // 16: moraine.store.v1.DeleteFileValue
-	(*TableStatsValue)(nil),          // 17: moraine.store.v1.TableStatsValue
-	(*TableColumnStatsValue)(nil),    // 18: moraine.store.v1.TableColumnStatsValue
-	(*FileColumnStatsValue)(nil),     // 19: moraine.store.v1.FileColumnStatsValue
-	(*TagsValue)(nil),                // 20: moraine.store.v1.TagsValue
-	(*OptionsValue)(nil),             // 21: moraine.store.v1.OptionsValue
-	(*PartitionColumn)(nil),          // 22: moraine.store.v1.PartitionColumn
-	(*PartitionValue)(nil),           // 23: moraine.store.v1.PartitionValue
-	(*SortExpression)(nil),           // 24: moraine.store.v1.SortExpression
-	(*SortValue)(nil),                // 25: moraine.store.v1.SortValue
-	(*NameMapping)(nil),              // 26: moraine.store.v1.NameMapping
-	(*InlinedTableValue)(nil),        // 27: moraine.store.v1.InlinedTableValue
-	(*MappingValue)(nil),             // 28: moraine.store.v1.MappingValue
-	(*MacroParameter)(nil),           // 29: moraine.store.v1.MacroParameter
-	(*MacroImpl)(nil),                // 30: moraine.store.v1.MacroImpl
-	(*MacroValue)(nil),               // 31: moraine.store.v1.MacroValue
-	(*GcFileValue)(nil),              // 32: moraine.store.v1.GcFileValue
-	(*NameDirValue)(nil),             // 33: moraine.store.v1.NameDirValue
-	(*DeleteTargetValue)(nil),        // 34: moraine.store.v1.DeleteTargetValue
-	(*Cell)(nil),                     // 35: moraine.store.v1.Cell
-	(*InlineRow)(nil),                // 36: moraine.store.v1.InlineRow
-	(*InlineChunk)(nil),              // 37: moraine.store.v1.InlineChunk
-	(*InlineDeleteValue)(nil),        // 38: moraine.store.v1.InlineDeleteValue
-	nil,                              // 39: moraine.store.v1.OptionsValue.ValuesEntry
-	(*InlinedTableValue_Column)(nil), // 40: moraine.store.v1.InlinedTableValue.Column
-	(*NameDirValue_Entry)(nil),       // 41: moraine.store.v1.NameDirValue.Entry
+	(*HeadClaim)(nil),                // 2: moraine.store.v1.HeadClaim
+	(*MigrationValue)(nil),           // 3: moraine.store.v1.MigrationValue
+	(*MaintenanceStatusValue)(nil),   // 4: moraine.store.v1.MaintenanceStatusValue
+	(*MaintenancePass)(nil),          // 5: moraine.store.v1.MaintenancePass
+	(*MaintenanceStep)(nil),          // 6: moraine.store.v1.MaintenanceStep
+	(*SnapshotValue)(nil),            // 7: moraine.store.v1.SnapshotValue
+	(*SchemaVersionValue)(nil),       // 8: moraine.store.v1.SchemaVersionValue
+	(*ChangelogValue)(nil),           // 9: moraine.store.v1.ChangelogValue
+	(*SchemaValue)(nil),              // 10: moraine.store.v1.SchemaValue
+	(*TableValue)(nil),               // 11: moraine.store.v1.TableValue
+	(*ViewValue)(nil),                // 12: moraine.store.v1.ViewValue
+	(*TagEntry)(nil),                 // 13: moraine.store.v1.TagEntry
+	(*ColumnValue)(nil),              // 14: moraine.store.v1.ColumnValue
+	(*FilePartitionValue)(nil),       // 15: moraine.store.v1.FilePartitionValue
+	(*DataFileValue)(nil),            // 16: moraine.store.v1.DataFileValue
+	(*DeleteFileValue)(nil),          // 17: moraine.store.v1.DeleteFileValue
+	(*TableStatsValue)(nil),          // 18: moraine.store.v1.TableStatsValue
+	(*TableColumnStatsValue)(nil),    // 19: moraine.store.v1.TableColumnStatsValue
+	(*FileColumnStatsValue)(nil),     // 20: moraine.store.v1.FileColumnStatsValue
+	(*TagsValue)(nil),                // 21: moraine.store.v1.TagsValue
+	(*OptionsValue)(nil),             // 22: moraine.store.v1.OptionsValue
+	(*PartitionColumn)(nil),          // 23: moraine.store.v1.PartitionColumn
+	(*PartitionValue)(nil),           // 24: moraine.store.v1.PartitionValue
+	(*SortExpression)(nil),           // 25: moraine.store.v1.SortExpression
+	(*SortValue)(nil),                // 26: moraine.store.v1.SortValue
+	(*NameMapping)(nil),              // 27: moraine.store.v1.NameMapping
+	(*InlinedTableValue)(nil),        // 28: moraine.store.v1.InlinedTableValue
+	(*MappingValue)(nil),             // 29: moraine.store.v1.MappingValue
+	(*MacroParameter)(nil),           // 30: moraine.store.v1.MacroParameter
+	(*MacroImpl)(nil),                // 31: moraine.store.v1.MacroImpl
+	(*MacroValue)(nil),               // 32: moraine.store.v1.MacroValue
+	(*GcFileValue)(nil),              // 33: moraine.store.v1.GcFileValue
+	(*NameDirValue)(nil),             // 34: moraine.store.v1.NameDirValue
+	(*DeleteTargetValue)(nil),        // 35: moraine.store.v1.DeleteTargetValue
+	(*Cell)(nil),                     // 36: moraine.store.v1.Cell
+	(*InlineRow)(nil),                // 37: moraine.store.v1.InlineRow
+	(*InlineChunk)(nil),              // 38: moraine.store.v1.InlineChunk
+	(*InlineDeleteValue)(nil),        // 39: moraine.store.v1.InlineDeleteValue
+	nil,                              // 40: moraine.store.v1.OptionsValue.ValuesEntry
+	(*InlinedTableValue_Column)(nil), // 41: moraine.store.v1.InlinedTableValue.Column
+	(*NameDirValue_Entry)(nil),       // 42: moraine.store.v1.NameDirValue.Entry
 }
 var file_moraine_store_v1_store_proto_depIdxs = []int32{
-	4,  // 0: moraine.store.v1.MaintenanceStatusValue.passes:type_name -> moraine.store.v1.MaintenancePass
-	5,  // 1: moraine.store.v1.MaintenancePass.steps:type_name -> moraine.store.v1.MaintenanceStep
-	12, // 2: moraine.store.v1.ColumnValue.tags:type_name -> moraine.store.v1.TagEntry
-	14, // 3: moraine.store.v1.DataFileValue.partition_values:type_name -> moraine.store.v1.FilePartitionValue
-	12, // 4: moraine.store.v1.TagsValue.entries:type_name -> moraine.store.v1.TagEntry
-	39, // 5: moraine.store.v1.OptionsValue.values:type_name -> moraine.store.v1.OptionsValue.ValuesEntry
-	22, // 6: moraine.store.v1.PartitionValue.columns:type_name -> moraine.store.v1.PartitionColumn
-	24, // 7: moraine.store.v1.SortValue.expressions:type_name -> moraine.store.v1.SortExpression
-	40, // 8: moraine.store.v1.InlinedTableValue.columns:type_name -> moraine.store.v1.InlinedTableValue.Column
-	26, // 9: moraine.store.v1.MappingValue.names:type_name -> moraine.store.v1.NameMapping
-	29, // 10: moraine.store.v1.MacroImpl.parameters:type_name -> moraine.store.v1.MacroParameter
-	30, // 11: moraine.store.v1.MacroValue.impls:type_name -> moraine.store.v1.MacroImpl
-	41, // 12: moraine.store.v1.NameDirValue.entries:type_name -> moraine.store.v1.NameDirValue.Entry
-	35, // 13: moraine.store.v1.InlineRow.values:type_name -> moraine.store.v1.Cell
-	36, // 14: moraine.store.v1.InlineChunk.rows:type_name -> moraine.store.v1.InlineRow
-	15, // [15:15] is the sub-list for method output_type
-	15, // [15:15] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	2,  // 0: moraine.store.v1.HeadValue.claim:type_name -> moraine.store.v1.HeadClaim
+	5,  // 1: moraine.store.v1.MaintenanceStatusValue.passes:type_name -> moraine.store.v1.MaintenancePass
+	6,  // 2: moraine.store.v1.MaintenancePass.steps:type_name -> moraine.store.v1.MaintenanceStep
+	13, // 3: moraine.store.v1.ColumnValue.tags:type_name -> moraine.store.v1.TagEntry
+	15, // 4: moraine.store.v1.DataFileValue.partition_values:type_name -> moraine.store.v1.FilePartitionValue
+	13, // 5: moraine.store.v1.TagsValue.entries:type_name -> moraine.store.v1.TagEntry
+	40, // 6: moraine.store.v1.OptionsValue.values:type_name -> moraine.store.v1.OptionsValue.ValuesEntry
+	23, // 7: moraine.store.v1.PartitionValue.columns:type_name -> moraine.store.v1.PartitionColumn
+	25, // 8: moraine.store.v1.SortValue.expressions:type_name -> moraine.store.v1.SortExpression
+	41, // 9: moraine.store.v1.InlinedTableValue.columns:type_name -> moraine.store.v1.InlinedTableValue.Column
+	27, // 10: moraine.store.v1.MappingValue.names:type_name -> moraine.store.v1.NameMapping
+	30, // 11: moraine.store.v1.MacroImpl.parameters:type_name -> moraine.store.v1.MacroParameter
+	31, // 12: moraine.store.v1.MacroValue.impls:type_name -> moraine.store.v1.MacroImpl
+	42, // 13: moraine.store.v1.NameDirValue.entries:type_name -> moraine.store.v1.NameDirValue.Entry
+	36, // 14: moraine.store.v1.InlineRow.values:type_name -> moraine.store.v1.Cell
+	37, // 15: moraine.store.v1.InlineChunk.rows:type_name -> moraine.store.v1.InlineRow
+	16, // [16:16] is the sub-list for method output_type
+	16, // [16:16] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_moraine_store_v1_store_proto_init() }
@@ -3698,22 +3771,22 @@ func file_moraine_store_v1_store_proto_init() {
 		return
 	}
 	file_moraine_store_v1_store_proto_msgTypes[0].OneofWrappers = []any{}
-	file_moraine_store_v1_store_proto_msgTypes[6].OneofWrappers = []any{}
-	file_moraine_store_v1_store_proto_msgTypes[9].OneofWrappers = []any{}
+	file_moraine_store_v1_store_proto_msgTypes[7].OneofWrappers = []any{}
 	file_moraine_store_v1_store_proto_msgTypes[10].OneofWrappers = []any{}
 	file_moraine_store_v1_store_proto_msgTypes[11].OneofWrappers = []any{}
 	file_moraine_store_v1_store_proto_msgTypes[12].OneofWrappers = []any{}
 	file_moraine_store_v1_store_proto_msgTypes[13].OneofWrappers = []any{}
-	file_moraine_store_v1_store_proto_msgTypes[15].OneofWrappers = []any{}
+	file_moraine_store_v1_store_proto_msgTypes[14].OneofWrappers = []any{}
 	file_moraine_store_v1_store_proto_msgTypes[16].OneofWrappers = []any{}
-	file_moraine_store_v1_store_proto_msgTypes[18].OneofWrappers = []any{}
+	file_moraine_store_v1_store_proto_msgTypes[17].OneofWrappers = []any{}
 	file_moraine_store_v1_store_proto_msgTypes[19].OneofWrappers = []any{}
-	file_moraine_store_v1_store_proto_msgTypes[23].OneofWrappers = []any{}
-	file_moraine_store_v1_store_proto_msgTypes[25].OneofWrappers = []any{}
+	file_moraine_store_v1_store_proto_msgTypes[20].OneofWrappers = []any{}
+	file_moraine_store_v1_store_proto_msgTypes[24].OneofWrappers = []any{}
 	file_moraine_store_v1_store_proto_msgTypes[26].OneofWrappers = []any{}
-	file_moraine_store_v1_store_proto_msgTypes[29].OneofWrappers = []any{}
-	file_moraine_store_v1_store_proto_msgTypes[31].OneofWrappers = []any{}
-	file_moraine_store_v1_store_proto_msgTypes[35].OneofWrappers = []any{
+	file_moraine_store_v1_store_proto_msgTypes[27].OneofWrappers = []any{}
+	file_moraine_store_v1_store_proto_msgTypes[30].OneofWrappers = []any{}
+	file_moraine_store_v1_store_proto_msgTypes[32].OneofWrappers = []any{}
+	file_moraine_store_v1_store_proto_msgTypes[36].OneofWrappers = []any{
 		(*Cell_IsNull)(nil),
 		(*Cell_I64)(nil),
 		(*Cell_U64)(nil),
@@ -3729,7 +3802,7 @@ func file_moraine_store_v1_store_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_moraine_store_v1_store_proto_rawDesc), len(file_moraine_store_v1_store_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   42,
+			NumMessages:   43,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -231,6 +231,52 @@ func TestCommitLogManyDuckDBProcesses(t *testing.T) {
 	}
 }
 
+// looper is a DuckDB process inserting ids first, first+1, ... into a
+// table in a loop, pausing pause() before each INSERT, until halted.
+type looper struct {
+	mu    sync.Mutex
+	acked []int64  // ids whose INSERT returned OK
+	errs  []string // statements refused, and a broken pipe
+	halt  func()   // stops the loop and waits for it (idempotent)
+}
+
+func startLooper(d *duck, table string, first int64, pause func() time.Duration) *looper {
+	lp := &looper{}
+	stop, done := make(chan struct{}), make(chan struct{})
+	lp.halt = sync.OnceFunc(func() { close(stop); <-done })
+	go func() {
+		defer close(done)
+		for id := first; ; id++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(pause()):
+			}
+			r, err := d.try("", fmt.Sprintf("INSERT INTO %s VALUES (%d)", table, id))
+			lp.mu.Lock()
+			switch {
+			case err != nil:
+				lp.errs = append(lp.errs, err.Error())
+				lp.mu.Unlock()
+				return
+			case r.Error != "":
+				lp.errs = append(lp.errs, r.Error)
+			default:
+				lp.acked = append(lp.acked, id)
+			}
+			lp.mu.Unlock()
+		}
+	}()
+	return lp
+}
+
+// count is how many INSERTs were acknowledged so far.
+func (lp *looper) count() int {
+	lp.mu.Lock()
+	defer lp.mu.Unlock()
+	return len(lp.acked)
+}
+
 // A DuckDB process SIGKILLed in the middle of a COMMIT, again and again,
 // loses nothing acknowledged and blocks nobody: a second process keeps
 // committing throughout, each restart of the killed one attaches and
@@ -242,55 +288,16 @@ func TestCommitLogSIGKILLMidCommit(t *testing.T) {
 		t.Run(l.name, func(t *testing.T) {
 			setup := l.open(t)
 			setup.ok("", "CREATE TABLE lake.t (id BIGINT)")
-			steady := l.open(t)
-			var (
-				mu          sync.Mutex
-				steadyAcked []int64
-				steadyErr   []string
-			)
-			stop := make(chan struct{})
-			steadyDone := make(chan struct{})
-			// Stop the steady writer before its process is closed, on a
+			// A commit every 20 ms or so, oftener than a DuckLake retry's
+			// window (30-65 ms on a loaded machine) is long: the restarted
+			// process's retries get in by claiming the next slot
+			// (core/claim.go), and a claim of a process killed holds this
+			// one briefly. Stopped before its process is closed, on a
 			// failure too.
-			stopSteady := sync.OnceFunc(func() { close(stop); <-steadyDone })
-			defer stopSteady()
-			go func() {
-				defer close(steadyDone)
-				for k := int64(0); ; k++ {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					// A commit every 100-200 ms. This test is about kills,
-					// not contention: a DuckLake retry's window (from the
-					// head it reads to its slot's PUT) measured 30-65 ms
-					// on a loaded 2-core machine, and a peer landing a
-					// commit every ~50 ms (a 20 ms pause) left the
-					// restarted process no such window ten times in a
-					// row (CI: "Exceeded the maximum retry count").
-					time.Sleep(time.Duration(100+rand.IntN(100)) * time.Millisecond)
-					id := 1_000_000 + k
-					r, err := steady.try("", fmt.Sprintf("INSERT INTO lake.t VALUES (%d)", id))
-					mu.Lock()
-					switch {
-					case err != nil:
-						steadyErr = append(steadyErr, err.Error())
-						mu.Unlock()
-						return
-					case r.Error != "":
-						steadyErr = append(steadyErr, r.Error)
-					default:
-						steadyAcked = append(steadyAcked, id)
-					}
-					mu.Unlock()
-				}
-			}()
-			steadyCount := func() int {
-				mu.Lock()
-				defer mu.Unlock()
-				return len(steadyAcked)
-			}
+			steady := startLooper(l.open(t), "lake.t", 1_000_000, func() time.Duration {
+				return time.Duration(10+rand.IntN(20)) * time.Millisecond
+			})
+			defer steady.halt()
 			var acked, cut []int64
 			next := int64(0)
 			for round := range rounds {
@@ -313,17 +320,17 @@ func TestCommitLogSIGKILLMidCommit(t *testing.T) {
 				cut = append(cut, next)
 				next++
 				// Nobody is blocked: the steady writer commits after the kill.
-				at := steadyCount()
+				at := steady.count()
 				deadline := time.Now().Add(time.Minute)
-				for steadyCount() < at+2 && time.Now().Before(deadline) {
+				for steady.count() < at+2 && time.Now().Before(deadline) {
 					time.Sleep(5 * time.Millisecond)
 				}
-				if steadyCount() < at+2 {
+				if steady.count() < at+2 {
 					t.Fatalf("round %d: the other process committed nothing for a minute after the kill", round)
 				}
 			}
-			stopSteady()
-			for _, e := range steadyErr {
+			steady.halt()
+			for _, e := range steady.errs {
 				t.Errorf("the steady process: %s", e)
 			}
 			check := l.open(t)
@@ -332,7 +339,7 @@ func TestCommitLogSIGKILLMidCommit(t *testing.T) {
 			for _, id := range got {
 				present[id]++
 			}
-			for _, id := range append(acked, steadyAcked...) {
+			for _, id := range append(acked, steady.acked...) {
 				if present[id] != 1 {
 					t.Errorf("acknowledged id %d is present %d times", id, present[id])
 				}
@@ -351,7 +358,63 @@ func TestCommitLogSIGKILLMidCommit(t *testing.T) {
 				t.Errorf("id %d (never sent) is present %d times", id, n)
 			}
 			checkSnapshots(t, l, check)
-			t.Logf("%s: %d kills (%d of the cut-off commits landed), %d + %d acknowledged commits", l.name, rounds, cutLanded, len(acked), len(steadyAcked))
+			t.Logf("%s: %d kills (%d of the cut-off commits landed), %d + %d acknowledged commits", l.name, rounds, cutLanded, len(acked), len(steady.acked))
+		})
+	}
+}
+
+// A process committing in a tight loop does not starve another: each
+// commit of the second process lands with DuckLake's default retries
+// (10), although its DuckLake transaction (from the head it reads to its
+// slot's PUT) takes longer than the busy process takes between commits.
+// After three refusals in a row its retry claims the next slot
+// (core/claim.go) and the busy process yields it: without claims the
+// second process lost ten retries in a row on most commits.
+func TestCommitLogBusyPeerDoesNotStarveAnother(t *testing.T) {
+	const commits = 8
+	for _, l := range logLakes(t) {
+		t.Run(l.name, func(t *testing.T) {
+			setup := l.open(t)
+			setup.ok("", "CREATE TABLE lake.busy (id BIGINT)")
+			setup.ok("", "CREATE TABLE lake.slow (id BIGINT, note VARCHAR)")
+			busy := startLooper(l.open(t), "lake.busy", 0, func() time.Duration { return 0 })
+			defer busy.halt()
+			slow := l.open(t)
+			// Wait until the busy process is committing.
+			for deadline := time.Now().Add(time.Minute); busy.count() < 3; time.Sleep(5 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the busy process landed no commit in a minute")
+				}
+			}
+			// The slow process's transactions read and write more than the
+			// busy one's: a join over the busy table first.
+			var refused []string
+			for k := range commits {
+				r, err := slow.try("", fmt.Sprintf("INSERT INTO lake.slow SELECT %d, 'after ' || count(*) FROM lake.busy", k))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Error != "" {
+					refused = append(refused, r.Error)
+				}
+			}
+			busy.halt()
+			for _, e := range refused {
+				t.Errorf("the slow process: %s", e)
+			}
+			for _, e := range busy.errs {
+				t.Errorf("the busy process: %s", e)
+			}
+			check := l.open(t)
+			if got := ids(t, check, "lake.slow"); len(got) != commits-len(refused) {
+				t.Errorf("lake.slow holds %d rows, want the %d acknowledged", len(got), commits-len(refused))
+			}
+			if got := ids(t, check, "lake.busy"); !slices.Equal(got, busy.acked) {
+				t.Errorf("lake.busy holds ids %v, want the acknowledged %v", got, busy.acked)
+			}
+			checkSnapshots(t, l, check)
+			retries, _ := strconv.Atoi(slow.value("", "SELECT conflicts FROM moraine_info('__ducklake_metadata_lake')"))
+			t.Logf("%s: %d slow commits (%d DuckLake retries), %d busy commits meanwhile", l.name, commits, retries, len(busy.acked))
 		})
 	}
 }

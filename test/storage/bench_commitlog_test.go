@@ -19,9 +19,15 @@ package storage
 // transaction), each one a retry. Two more rows run 8
 // processes with DuckLake's retry wait at 10 ms instead of its default
 // 100 ms. The last sub-benchmark prints the table.
+//
+// MORAINE_BENCH_BASELINE_COMMITLOG=<a moraine_commitlog.duckdb_extension>
+// (a build of another commit, its file named so) adds a baseline row after
+// each commit-log row, run with that build, so a change is measured
+// against its predecessor in one run.
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -139,20 +145,29 @@ func BenchmarkDuckLakeCommitLog(b *testing.B) {
 		settings []string
 	}
 	configs := []config{{"single-writer-local-1", extension(), 1, false, nil}, {"single-writer-s3-1", extension(), 1, true, nil}}
+	baseline := os.Getenv("MORAINE_BENCH_BASELINE_COMMITLOG")
+	// add adds a commit-log row, and its baseline row when asked for.
+	add := func(c config) {
+		configs = append(configs, c)
+		if baseline != "" {
+			c.name, c.ext = strings.Replace(c.name, "commit-log", "baseline", 1), baseline
+			configs = append(configs, c)
+		}
+	}
 	for _, s3 := range []bool{false, true} {
 		for _, n := range []int{1, 2, 4, 8} {
 			where := "local"
 			if s3 {
 				where = "s3"
 			}
-			configs = append(configs, config{fmt.Sprintf("commit-log-%s-%d", where, n), commitLogExtension(), n, s3, nil})
+			add(config{fmt.Sprintf("commit-log-%s-%d", where, n), commitLogExtension(), n, s3, nil})
 		}
 	}
 	// DuckLake's own retry pacing: it sleeps retry_wait_ms (100) times
 	// 1.5^attempt, times 0.5–1, before each retry.
 	for _, s3 := range []bool{false, true} {
 		where := map[bool]string{false: "local", true: "s3"}[s3]
-		configs = append(configs, config{"commit-log-" + where + "-wait10-8", commitLogExtension(), 8, s3, []string{"SET ducklake_retry_wait_ms = 10"}})
+		add(config{"commit-log-" + where + "-wait10-8", commitLogExtension(), 8, s3, []string{"SET ducklake_retry_wait_ms = 10"}})
 	}
 	for _, c := range configs {
 		b.Run(c.name, func(b *testing.B) {
@@ -181,8 +196,11 @@ func BenchmarkDuckLakeCommitLog(b *testing.B) {
 				continue
 			}
 			build, store := "commit log", "local"
-			if c.ext == extension() {
+			switch c.ext {
+			case extension():
 				build = "single writer"
+			case baseline:
+				build = "commit log, baseline"
 			}
 			if c.s3 {
 				store = "S3"

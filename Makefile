@@ -86,6 +86,7 @@ lint:
 	fi
 	@echo "gofmt: ok"
 	$(GO) vet $(PKGS)
+	$(GO) vet -tags legacylakes ./core # the legacy lakes' generator (core/legacy_lakes_write_test.go)
 	cd test/duckdb20 && $(GO) vet ./...
 	$(MAKE) --no-print-directory vet-nested
 

@@ -14,7 +14,7 @@ const legacyWriterVersion = "moraine-go/legacy-fixture"
 
 // WriteLegacyLakeForTest creates, in a store holding no catalog at
 // opts.Path, a catalog at an older format exactly as an older build would
-// have left it. Only TestWriteLegacyLakes calls it, to write the lakes in
+// have left it. Only TestWriteLegacyLakes (built with the legacylakes tag) calls it, to write the lakes in
 // internal/testutil/lakes/testdata/legacy once; tests open those copies.
 //
 // format is 9, 10 or 11. populate, if not nil, runs on a read-write handle

@@ -2,8 +2,6 @@ package core_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/moraine-go/moraine/core"
@@ -39,39 +37,6 @@ func legacyLakeName(content string, format uint64, origin *uint64) string {
 		return fmt.Sprintf("%s-%d-origin%d", content, format, *origin)
 	}
 	return fmt.Sprintf("%s-%d", content, format)
-}
-
-// TestWriteLegacyLakes writes the legacy lakes again, replacing those in
-// legacyLakesDir, when MORAINE_WRITE_LEGACY_LAKES is set:
-//
-//	MORAINE_WRITE_LEGACY_LAKES=1 go test ./core -run TestWriteLegacyLakes
-//
-// The lakes stand for stores older builds wrote: write them again only
-// when the fixture content itself must change.
-func TestWriteLegacyLakes(t *testing.T) {
-	if os.Getenv("MORAINE_WRITE_LEGACY_LAKES") == "" {
-		t.Skip("set MORAINE_WRITE_LEGACY_LAKES=1 to write the legacy lakes in " + legacyLakesDir)
-	}
-	for _, l := range legacyLakes {
-		dir := filepath.Join(legacyLakesDir, legacyLakeName(l.content, l.format, l.origin))
-		if err := os.RemoveAll(dir); err != nil {
-			t.Fatal(err)
-		}
-		store, err := objstore.NewLocal(dir, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := core.WriteLegacyLakeForTest(bg, store, core.CatalogOptions{}, l.format, l.origin, l.populate); err != nil {
-			t.Fatalf("writing %s: %v", dir, err)
-		}
-		// The local store's scratch directories: empty, and made again
-		// by every open.
-		for _, scratch := range []string{".tmp", ".locks"} {
-			if err := os.RemoveAll(filepath.Join(dir, scratch)); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
 }
 
 // legacyLake is a memory store holding a copy of the legacy lake with

@@ -31,13 +31,15 @@ package core
 // The slot after the claim stamps a head without a claim, so a claim binds
 // only while it is the tip: nothing is released, and a claimant that dies
 // or commits nothing holds its peers for the hold at most, measured by each
-// peer's own clock from when it first saw the claim (no clocks are
-// compared). Claims queue: a loser that finds a peer's claim at the tip
+// peer's own clock from its first offer prepared on the claim (no clocks
+// are compared). Claims queue: a loser that finds a peer's claim at the tip
 // holds its own claim until the peer's commit lands.
 //
-// The refusals a claim causes (an explicit batch prepared on it, one whose
-// slot the claim slot took, a rows transaction whose head moved by the
-// claim slot alone) are marked: ClaimRefused tells them from races lost,
+// The refusals a claim causes while it is the only slot landed since the
+// refused batch's head (an explicit batch prepared on it, one whose slot
+// the claim slot alone took, a rows transaction whose head moved by the
+// claim slot alone) are marked; a batch that finds the claimant's commit
+// landed too lost to that commit, as it would have without the claim: ClaimRefused tells them from races lost,
 // so that a peer does not count them towards a claim of its own (a queue
 // of claims, each refusing every peer in flight, halved the throughput of
 // 8 busy DuckDB processes).
@@ -174,6 +176,12 @@ func (c *Catalog) offerClaim(ctx context.Context, claim *slotClaim) (Head, bool,
 	return b.newHead, true, nil
 }
 
+// lostToClaimAlone reports whether the slots a batch lost to are a peer's
+// claim slot and nothing after it.
+func (l *logState) lostToClaimAlone(landed []LogBatch) bool {
+	return len(landed) == 1 && l.peersClaim(landed[0])
+}
+
 // peersClaim reports whether lb is a peer's claim slot.
 func (l *logState) peersClaim(lb LogBatch) bool {
 	for _, w := range lb.Writes {
@@ -204,6 +212,9 @@ func (l *logState) awaitClaim(ctx context.Context, view kvReader, slot uint64, e
 	}
 	deadline := l.race.claimSeen(slot, time.Now()).Add(claim.Hold)
 	if explicit && time.Now().Before(deadline) {
+		// The retry's read of the head tails the log first: the
+		// claimant's commit may have landed since this view was pinned.
+		l.behind.Store(true)
 		e := errorf(CommitConflict, "conflict: another committer claimed slot %d (it lost a race and commits first); read the lake again and retry", slot)
 		e.claimed = true
 		return nil, e

@@ -150,8 +150,8 @@ func TestClaimLapsesAfterItsHold(t *testing.T) {
 		t.Fatalf("Claim: %v %v", claimed, err)
 	}
 	headOf(t, b)
-	if _, err := explicitCreate(t, b, "peer").Commit(bg); !errors.Is(err, core.CommitConflict) {
-		t.Fatalf("a commit on the fresh claim = %v, want CommitConflict", err)
+	if _, err := explicitCreate(t, b, "peer").Commit(bg); !errors.Is(err, core.CommitConflict) || !core.ClaimRefused(err) {
+		t.Fatalf("a commit on the fresh claim = %v, want a CommitConflict for the claim", err)
 	}
 	time.Sleep(hold + 10*time.Millisecond)
 	got, err := explicitCreate(t, b, "peer").Commit(bg)
@@ -164,6 +164,32 @@ func TestClaimLapsesAfterItsHold(t *testing.T) {
 	}
 	if _, err := explicitCreate(t, a, "again").Commit(bg); err != nil {
 		t.Fatalf("the claimant's commit on its own claim: %v", err)
+	}
+}
+
+// A peer refused for a claim reads the log's tail on its next read of the
+// head, however long its poll: the claimant's commit may have landed, and
+// a retry prepared on the claim again would only be refused again.
+func TestClaimRefusalTailsTheLogOnTheNextRead(t *testing.T) {
+	store := objstore.NewMemory(0)
+	a := openCommitter(t, store, logOpts())
+	createTable(t, a, "t")
+	b := openCommitter(t, store, logOpts(func(o *core.CatalogOptions) { o.CommitLogPollInterval = 4 * time.Minute }))
+	if _, claimed, err := a.Claim(bg, 5*time.Second); err != nil || !claimed {
+		t.Fatalf("Claim: %v %v", claimed, err)
+	}
+	if err := b.Refresh(bg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := explicitCreate(t, b, "peer").Commit(bg); !core.ClaimRefused(err) {
+		t.Fatalf("a commit on the claim = %v, want a refusal for it", err)
+	}
+	landed, err := explicitCreate(t, a, "claimant").Commit(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, err := b.Head(bg); err != nil || h.SnapshotID != landed {
+		t.Fatalf("the refused peer's next head = %+v, %v; want the claimant's snapshot %d", h, err, landed)
 	}
 }
 
@@ -198,8 +224,8 @@ func TestClaimsQueue(t *testing.T) {
 	if r.err != nil || !r.claimed || r.head.SnapshotID != before.SnapshotID+1 {
 		t.Fatalf("the second claim = %+v; want one landed on the first claimant's snapshot %d", r, before.SnapshotID+1)
 	}
-	if _, err := explicitCreate(t, a, "late").Commit(bg); !errors.Is(err, core.CommitConflict) {
-		t.Fatalf("the first claimant's next commit on the second claim = %v, want CommitConflict", err)
+	if _, err := explicitCreate(t, a, "late").Commit(bg); !errors.Is(err, core.CommitConflict) || !core.ClaimRefused(err) {
+		t.Fatalf("the first claimant's next commit on the second claim = %v, want a CommitConflict for the claim", err)
 	}
 	if got, err := explicitCreate(t, b, "second").Commit(bg); err != nil || got != before.SnapshotID+2 {
 		t.Fatalf("the second claimant's commit = %d, %v; want snapshot %d", got, err, before.SnapshotID+2)

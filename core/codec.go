@@ -218,12 +218,12 @@ func decodeHead(b []byte) (*headRecord, error) {
 		return nil, err
 	}
 	h := &headRecord{SnapshotID: SnapshotID(m.GetSnapshotId()), BatchSeq: m.GetBatchSeq()}
+	// A claim is advisory (claim.go): one this build cannot read is no
+	// claim, never an unreadable head.
 	if c := m.GetClaim(); c != nil {
-		id, err := uuid.FromBytes(c.GetCommitter())
-		if err != nil || id == uuid.Nil {
-			return nil, errorf(Corruption, "head: a claim's committer is %x, not a committer id", c.GetCommitter())
+		if id, err := uuid.FromBytes(c.GetCommitter()); err == nil && id != uuid.Nil {
+			h.Claim = &slotClaim{Committer: id, Hold: time.Duration(min(c.GetHoldMs(), uint64(maxClaimHold/time.Millisecond))) * time.Millisecond}
 		}
-		h.Claim = &slotClaim{Committer: id, Hold: time.Duration(min(c.GetHoldMs(), uint64(maxClaimHold/time.Millisecond))) * time.Millisecond}
 	}
 	return h, nil
 }

@@ -420,7 +420,7 @@ func (t *Transaction) Commit(ctx context.Context) (SnapshotID, error) {
 		writes: batchWrites([]*Transaction{t}), changes: unionChanges([]*Transaction{t}), explicit: true}
 	lost, err := t.sess.land(ctx, b)
 	if err != nil {
-		if KindOf(err) != CommitConflict { // a peer's claim (claim.go) left the head as it was
+		if !ClaimRefused(err) { // a peer's claim (claim.go) left the head as it was
 			c.dropHeadView()
 		}
 		return 0, err

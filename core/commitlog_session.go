@@ -183,7 +183,7 @@ func (s *logSession) lostTo(ctx context.Context, b *preparedBatch, landed []LogB
 		}
 	}
 	return &lostRace{theirs: theirs, resolve: func(id SchemaID) (string, bool) { n, ok := names[id]; return n, ok }, view: view,
-		toClaim: l.peersClaim(landed[0])}, nil
+		toClaim: l.lostToClaimAlone(landed)}, nil
 }
 
 // checkAdvanced compares an advanced view with a full load at its head

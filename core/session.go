@@ -46,7 +46,7 @@ type lostRace struct {
 	// view is the committer's view advanced over the winners' slots (nil
 	// when it could not be: the retry loads).
 	view *CatalogView
-	// toClaim: the first winner is a peer's claim slot (claim.go).
+	// toClaim: the only winner is a peer's claim slot (claim.go).
 	toClaim bool
 }
 

@@ -64,9 +64,6 @@ func newCatalogView() *CatalogView {
 	}
 }
 
-// clone returns a copy whose top-level maps can be changed without
-// touching s; inner maps are shared until a writer replaces them (see
-// Transaction's copy-on-write helpers).
 // restamped is s at head h, sharing everything else: the view after a slot
 // that changed nothing but the head (a claim).
 func (s *CatalogView) restamped(h Head) *CatalogView {
@@ -75,6 +72,9 @@ func (s *CatalogView) restamped(h Head) *CatalogView {
 	return &c
 }
 
+// clone returns a copy whose top-level maps can be changed without
+// touching s; inner maps are shared until a writer replaces them (see
+// Transaction's copy-on-write helpers).
 func (s *CatalogView) clone() *CatalogView {
 	c := *s
 	c.schemas = maps.Clone(s.schemas)

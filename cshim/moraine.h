@@ -195,6 +195,9 @@ typedef struct moraine_info {
 	 * after its last retry, gives up on). */
 	uint64_t commits;
 	uint64_t commit_conflicts;
+	/* Claims of the next slot this attach landed before a retry (commit-log
+	 * build: after commits refused three times in a row; 0 otherwise). */
+	uint64_t claims;
 } moraine_info;
 
 /* Fills *out (not NULL) with the attached lake's role, format, head and

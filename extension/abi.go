@@ -273,6 +273,7 @@ func moraine_catalog_info(catalog C.moraine_catalog, out *C.moraine_info, cerr *
 		read_only:        C.bool(a.Config.ReadOnly),
 		commits:          C.uint64_t(commits),
 		commit_conflicts: C.uint64_t(conflicts),
+		claims:           C.uint64_t(a.lake.Claims()),
 	}
 	// A store holding no lake yet has no format and no head: *out holds
 	// the rest, and the error says so (MORAINE_NOT_FOUND).

@@ -88,8 +88,8 @@ unique_ptr<FunctionData> InfoBind(ClientContext &context, TableFunctionBindInput
 	}
 	auto result = make_uniq<DatabaseBindData>();
 	result->database = input.inputs[0].ToString();
-	names = {"role", "read_only", "format", "head_snapshot", "commits", "conflicts"};
-	return_types = {LogicalType::VARCHAR, LogicalType::BOOLEAN, LogicalType::BIGINT,
+	names = {"role", "read_only", "format", "head_snapshot", "commits", "conflicts", "claims"};
+	return_types = {LogicalType::VARCHAR, LogicalType::BOOLEAN, LogicalType::BIGINT, LogicalType::BIGINT,
 	                LogicalType::BIGINT,  LogicalType::BIGINT,  LogicalType::BIGINT};
 	return std::move(result);
 }
@@ -131,6 +131,7 @@ void InfoScan(ClientContext &context, TableFunctionInput &input, DataChunk &outp
 	output.SetValue(3, 0, no_lake ? Value() : Value::BIGINT(NumericCast<int64_t>(info.head_snapshot)));
 	output.SetValue(4, 0, Value::BIGINT(NumericCast<int64_t>(info.commits)));
 	output.SetValue(5, 0, Value::BIGINT(NumericCast<int64_t>(info.commit_conflicts)));
+	output.SetValue(6, 0, Value::BIGINT(NumericCast<int64_t>(info.claims)));
 	output.SetCardinality(1);
 }
 

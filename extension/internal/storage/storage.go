@@ -56,7 +56,8 @@ type Lake struct {
 	// lost records the commits of this lake refused as conflicts since
 	// one last landed (not counting refusals for a peer's claim, which
 	// are turns given): how many in a row, when the last was, and how long
-	// that transaction took from its first read to the refusal. Once
+	// that transaction took from its Begin (materializing the head
+	// included) to the refusal. Once
 	// claimAfter are refused in a row, the next transaction to begin
 	// (DuckLake's retry) claims the next slot first (see Begin).
 	lost struct {
@@ -66,6 +67,7 @@ type Lake struct {
 	}
 
 	commits, conflicts atomic.Uint64 // see Counts
+	claims             atomic.Uint64 // see Claims
 }
 
 // Counts returns how many transactions committed changes through this
@@ -74,6 +76,10 @@ type Lake struct {
 func (l *Lake) Counts() (commits, conflicts uint64) {
 	return l.commits.Load(), l.conflicts.Load()
 }
+
+// Claims returns how many claims of the next slot this lake landed (see
+// Begin).
+func (l *Lake) Claims() uint64 { return l.claims.Load() }
 
 // NewLake serves cat.
 func NewLake(cat Catalog) *Lake { return &Lake{cat: cat} }
@@ -154,7 +160,7 @@ type Txn struct {
 
 	mu        sync.Mutex
 	committed bool
-	began     time.Time // when the head was pinned
+	began     time.Time // when Begin started (a claim and the materialization included)
 }
 
 const (
@@ -183,17 +189,26 @@ const (
 // for a peer's claim before they read: every waiter then read the
 // claimant's commit at once and raced the next slot together, and the
 // losses of that herd made claims of their own.)
+//
+// A claim is a favour, not a need: when one fails (a store error, or a
+// claim that may or may not have landed) the transaction goes ahead
+// unfavoured, and only a cancelled ctx fails Begin.
 func (l *Lake) Begin(ctx context.Context) (*Txn, error) {
+	began := time.Now()
 	if hold, ok := l.takeLost(); ok {
-		if _, _, err := l.cat.Claim(ctx, hold); err != nil {
+		_, claimed, err := l.cat.Claim(ctx, hold)
+		if err != nil && ctx.Err() != nil {
 			return nil, err
+		}
+		if claimed {
+			l.claims.Add(1)
 		}
 	}
 	v, err := l.current(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &Txn{lake: l, view: v, changes: ducklake.NewChanges(v), began: time.Now()}, nil
+	return &Txn{lake: l, view: v, changes: ducklake.NewChanges(v), began: began}, nil
 }
 
 // takeLost consumes the record of the last refused commit and returns the

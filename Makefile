@@ -125,7 +125,7 @@ CMAKE         ?= cmake
 BUILD_DIR     ?= $(CURDIR)/build
 EXT_BUILD_DIR := $(BUILD_DIR)/cmake
 
-extension: extension-libs extension-commitlog sqllogictest-v1.4.4 duckdb-shell-v1.4.4
+extension: extension-libs extension-commitlog sqllogictest-v1.4.4 duckdb-shell-v1.4.4 official-v1.4.4
 
 extension-libs:
 	$(CMAKE) -S . -B $(EXT_BUILD_DIR) -DGO=$(GO) -DMORAINE_OUTPUT_DIR=$(BUILD_DIR) -DDUCKDB_SOURCE_DIR=$(DUCKDB_SRC)
@@ -183,6 +183,31 @@ sqllogictest-v1.4.4: duckdb-source
 # script from stdin (the README's DuckLake example).
 duckdb-shell-v1.4.4:
 	cd test/duckdb14 && $(GO) build -o $(BUILD_DIR)/duckdb-shell-v1.4.4 ./cmd/duckdb-shell
+
+# --- DuckDB's official v1.4.4 build -----------------------------------------
+#   make official-v1.4.4      tools/official-duckdb.sh: DuckDB's official
+#                             v1.4.4 build from npm (integrity pinned there)
+#                             into build/official/v1.4.4/node_modules: the
+#                             Node client @duckdb/node-api 1.4.4-r.4 and, in
+#                             @duckdb/node-bindings-linux-x64, the official
+#                             libduckdb.so; then build/duckdb-official-v1.4.4,
+#                             build/duckdb-shell-v1.4.4's interface over that
+#                             library opened with RTLD_LOCAL (as Python, Node
+#                             and Java open theirs). Needs npm and openssl.
+OFFICIAL14 := $(BUILD_DIR)/official/v1.4.4
+
+.PHONY: official-v1.4.4 demo
+# make demo: the README's first command. DuckLake on moraine in DuckDB's
+# official v1.4.4 build on local files (tools/demo.sql, a fresh lake in
+# build/demo), each statement printed before its result.
+demo: extension-libs official-v1.4.4
+	rm -rf $(BUILD_DIR)/demo && mkdir -p $(BUILD_DIR)/demo
+	$(BUILD_DIR)/duckdb-official-v1.4.4 --setting extension_directory=$(BUILD_DIR)/demo/extensions --sql --echo < tools/demo.sql
+
+official-v1.4.4: duckdb-source
+	tools/official-duckdb.sh $(OFFICIAL14)
+	cd test/duckdb14 && $(GO) build -ldflags "-X main.libduckdb=$(OFFICIAL14)/node_modules/@duckdb/node-bindings-linux-x64/libduckdb.so" \
+		-o $(BUILD_DIR)/duckdb-official-v1.4.4 ./cmd/duckdb-official
 
 test-sqllogictest:
 	cd internal/sqllogictest && $(GO) test -race -count=1 -timeout $(TIMEOUT) ./...

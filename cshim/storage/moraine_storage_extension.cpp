@@ -24,6 +24,7 @@
 #include "moraine_abi.hpp"
 #include "moraine_catalog.hpp"
 #include "moraine_functions.hpp"
+#include "moraine_go.hpp"
 #include "moraine_transaction_manager.hpp"
 
 #ifndef MORAINE_EXTENSION_NAME
@@ -212,6 +213,7 @@ void RegisterSecret(ExtensionLoader &loader) {
 } // namespace
 
 static void LoadInternal(ExtensionLoader &loader) {
+	MoraineGoLoad();
 	auto &config = DBConfig::GetConfig(loader.GetDatabaseInstance());
 	// Both builds serve the storage type moraine; a process runs one.
 	if (config.storage_extensions.count("moraine")) {

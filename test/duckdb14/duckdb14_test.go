@@ -49,14 +49,14 @@ func ducklakeExtension(t *testing.T) string {
 	t.Helper()
 	p := os.Getenv("MORAINE_DUCKLAKE_EXTENSION")
 	if p == "" {
-		p = filepath.Join("..", "..", "..", "shared", "ducklake", "ducklake.duckdb_extension")
+		p = filepath.Join("..", "..", "..", "shared", "ducklake", "v1.4.4", "ducklake.duckdb_extension")
 	}
 	abs, err := filepath.Abs(p)
 	if err == nil {
 		_, err = os.Stat(abs)
 	}
 	if err != nil {
-		t.Fatalf("DuckLake for DuckDB v1.4.4 is needed (../shared/ducklake/ducklake.duckdb_extension beside the repository, or MORAINE_DUCKLAKE_EXTENSION): %v", err)
+		t.Fatalf("DuckLake for DuckDB v1.4.4 is needed (../shared/ducklake/v1.4.4/ducklake.duckdb_extension beside the repository, or MORAINE_DUCKLAKE_EXTENSION): %v", err)
 	}
 	return abs
 }

@@ -63,7 +63,7 @@ func run(m *testing.M) int {
 	if commitLogDir == "" {
 		commitLogDir = filepath.Join(dir, "commitlog")
 	}
-	for _, f := range []string{extension(), commitLogExtension(), sqllogictest(), shell()} {
+	for _, f := range []string{extension(), commitLogExtension(), sqllogictest(), shell(), officialShell()} {
 		if _, err := os.Stat(f); err != nil {
 			fmt.Fprintf(os.Stderr, "MORAINE_EXTENSION_DIR=%s: %v (run make extension)\n", dir, err)
 			return 1
@@ -94,12 +94,31 @@ func commitLogExtension() string {
 
 // ducklakeExtension is DuckLake built for DuckDB v1.4.4 (../shared).
 func ducklakeExtension() string {
-	return filepath.Join(repoRoot(), "..", "shared", "ducklake", "ducklake.duckdb_extension")
+	return filepath.Join(repoRoot(), "..", "shared", "ducklake", "v1.4.4", "ducklake.duckdb_extension")
 }
 
 func repository() string   { return filepath.Join(dir, "repository") }
 func sqllogictest() string { return filepath.Join(dir, "sqllogictest-v1.4.4") }
 func shell() string        { return filepath.Join(dir, "duckdb-shell-v1.4.4") }
+
+// officialShell is shell()'s interface over DuckDB's official v1.4.4
+// libduckdb.so, opened with RTLD_LOCAL as Python, Node and Java open it
+// (make official-v1.4.4).
+func officialShell() string { return filepath.Join(dir, "duckdb-official-v1.4.4") }
+
+// officialDir holds DuckDB's official v1.4.4 Node client and libduckdb.so
+// (npm ci of test/official).
+func officialDir() string { return filepath.Join(dir, "official", "v1.4.4") }
+
+// A host is a DuckDB v1.4.4 process the README's scripts run in.
+type host struct{ name, shell string }
+
+// hosts are the two DuckDB v1.4.4 builds every user path is tested in:
+// duckdb-go (DuckDB linked in, its symbols exported) and DuckDB's official
+// libduckdb.so (symbols kept local: the extension must carry its own).
+func hosts() []host {
+	return []host{{"duckdb-go", shell()}, {"official", officialShell()}}
+}
 
 // moraineBin is cmd/moraine, built on first use.
 var (

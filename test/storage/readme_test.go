@@ -28,9 +28,9 @@ func readmeBlocks(t *testing.T, lang string) []string {
 
 // readmeCheckout lays out a checkout as the README assumes (root/moraine
 // with build/ in it, root/shared beside it, a fresh HOME in root/home) and
-// returns root and a runner of SQL scripts there (duckdb-shell --sql; the
-// output with the process's stderr, which must exit 0).
-func readmeCheckout(t *testing.T) (string, func(sql string) string) {
+// returns root and a runner of SQL scripts there (the host's shell --sql;
+// the output with the process's stderr, which must exit 0).
+func readmeCheckout(t *testing.T, h host) (string, func(sql string) string) {
 	t.Helper()
 	root := t.TempDir()
 	checkout := filepath.Join(root, "moraine")
@@ -50,16 +50,16 @@ func readmeCheckout(t *testing.T) (string, func(sql string) string) {
 	}
 	return root, func(sql string) string {
 		t.Helper()
-		out, err := runReadmeSQL(checkout, filepath.Join(root, "home"), sql)
+		out, err := runReadmeSQL(h, checkout, filepath.Join(root, "home"), sql)
 		if err != nil {
-			t.Fatalf("duckdb-shell --sql: %v\n%s\nscript:\n%s", err, out, sql)
+			t.Fatalf("%s --sql: %v\n%s\nscript:\n%s", h.shell, err, out, sql)
 		}
 		return out
 	}
 }
 
-func runReadmeSQL(dir, home, sql string) (string, error) {
-	cmd := exec.Command(shell(), "--sql")
+func runReadmeSQL(h host, dir, home, sql string) (string, error) {
+	cmd := exec.Command(h.shell, "--sql")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+home)
 	cmd.Stdin = strings.NewReader(sql)
@@ -71,7 +71,7 @@ func runReadmeSQL(dir, home, sql string) (string, error) {
 // the lake created once, four copies of the writer script at the same
 // time (each its own DuckDB process), then the reader, whose output must
 // be the README's. The processes' log lines on stderr are left out of the
-// comparison.
+// comparison. In both hosts (hosts): duckdb-go and DuckDB's official build.
 func TestREADMECommitLogPath(t *testing.T) {
 	var create, writer, reader string
 	for _, b := range readmeBlocks(t, "sql") {
@@ -94,7 +94,13 @@ func TestREADMECommitLogPath(t *testing.T) {
 	if create == "" || writer == "" || reader == "" || want == "" {
 		t.Fatal("README: the commit-log section's three sql blocks and its text block not found")
 	}
-	root, runSQL := readmeCheckout(t)
+	for _, h := range hosts() {
+		t.Run(h.name, func(t *testing.T) { readmeCommitLogPath(t, h, create, writer, reader, want) })
+	}
+}
+
+func readmeCommitLogPath(t *testing.T, h host, create, writer, reader, want string) {
+	root, runSQL := readmeCheckout(t, h)
 	runSQL(create)
 	var wg sync.WaitGroup
 	outs, errs := make([]string, 4), make([]error, 4)
@@ -102,7 +108,7 @@ func TestREADMECommitLogPath(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			outs[i], errs[i] = runReadmeSQL(filepath.Join(root, "moraine"), filepath.Join(root, "home"), writer)
+			outs[i], errs[i] = runReadmeSQL(h, filepath.Join(root, "moraine"), filepath.Join(root, "home"), writer)
 		}()
 	}
 	wg.Wait()
@@ -123,7 +129,9 @@ func TestREADMECommitLogPath(t *testing.T) {
 }
 
 // TestREADMEDuckLakePath runs the README's DuckLake section as written: its
-// SQL through build/duckdb-shell-v1.4.4 --sql from a checkout laid out as
+// SQL through each host's shell --sql (build/duckdb-shell-v1.4.4, and
+// build/duckdb-official-v1.4.4 over DuckDB's official libduckdb.so) from a
+// checkout laid out as
 // the README assumes (build/ in it, ../shared beside it), with the default
 // extension directory under a fresh HOME, and compares the output with the
 // README's. Then the demo lake, read through ATTACH as the README shows.
@@ -141,8 +149,13 @@ func TestREADMEDuckLakePath(t *testing.T) {
 	if script == "" || demo == "" || len(texts) == 0 {
 		t.Fatal("README: the DuckLake section's sql blocks and its text block not found")
 	}
-	want := texts[0]
-	root, runSQL := readmeCheckout(t)
+	for _, h := range hosts() {
+		t.Run(h.name, func(t *testing.T) { readmeDuckLakePath(t, h, script, demo, texts[0]) })
+	}
+}
+
+func readmeDuckLakePath(t *testing.T, h host, script, demo, want string) {
+	root, runSQL := readmeCheckout(t, h)
 	checkout := filepath.Join(root, "moraine")
 	if got := runSQL(script); got != want {
 		t.Fatalf("README's DuckLake script printed\n%s\nthe README shows\n%s", got, want)

@@ -21,7 +21,7 @@
 // name (the commit-log build, moraine_commitlog.duckdb_extension, which
 // DuckDB cannot autoload for 'moraine:') is loaded into every database
 // the file opens; require ducklake loads --ducklake
-// (default ../shared/ducklake/ducklake.duckdb_extension beside the
+// (default ../shared/ducklake/v1.4.4/ducklake.duckdb_extension beside the
 // repository, when present). --env NAME=VALUE overrides a file's
 // test-env NAME and supplies ${NAME} and {NAME}. Databases open with
 // allow_unsigned_extensions; an unmet require or require-env, or an error
@@ -110,7 +110,7 @@ func parseArgs(args []string) (*config, error) {
 		flag string
 	}{
 		{&c.extension, filepath.Join(root, "build", "v1.4.4", "moraine.duckdb_extension"), "--extension"},
-		{&c.ducklake, filepath.Join(root, "..", "shared", "ducklake", "ducklake.duckdb_extension"), "--ducklake"},
+		{&c.ducklake, filepath.Join(root, "..", "shared", "ducklake", "v1.4.4", "ducklake.duckdb_extension"), "--ducklake"},
 	} {
 		if *x.path == "" {
 			if _, err := os.Stat(x.def); err == nil {

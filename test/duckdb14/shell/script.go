@@ -1,8 +1,6 @@
-package main
+package shell
 
 import (
-	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"strings"
@@ -112,11 +110,15 @@ func onlyComments(s string) bool {
 // writes each result as DuckDB's CLI does in list mode: a header line, then
 // one line per row, values separated by "|", NULL as "NULL" (the row
 // counts and empty status results of INSERT, CREATE, ATTACH and the like
-// are not printed). It stops at
-// the first error and returns it, naming the statement.
-func runScript(ctx context.Context, c *sql.Conn, script string, w io.Writer) error {
+// are not printed). With echo, each statement is printed first, after
+// "D " as the CLI's prompt shows it. It stops at the first error and
+// returns it, naming the statement.
+func runScript(c Conn, script string, echo bool, w io.Writer) error {
 	for _, stmt := range splitStatements(script) {
-		r := query(ctx, c, stmt)
+		if echo {
+			fmt.Fprintf(w, "D %s;\n", stmt)
+		}
+		r := query(c, stmt)
 		if r.Error != "" {
 			return fmt.Errorf("%s\n  in: %s", r.Error, stmt)
 		}
@@ -141,7 +143,7 @@ func runScript(ctx context.Context, c *sql.Conn, script string, w io.Writer) err
 
 // isStatus reports the result DuckDB gives a statement that is not a
 // query: one column "Count" (rows changed), or "Success" and no rows.
-func isStatus(stmt string, r response) bool {
+func isStatus(stmt string, r Response) bool {
 	if len(r.Columns) != 1 || !(r.Columns[0] == "Count" || r.Columns[0] == "Success" && len(r.Rows) == 0) {
 		return false
 	}

@@ -1,0 +1,263 @@
+#include "moraine_go.hpp"
+
+#include "duckdb/common/exception.hpp"
+#include "duckdb/common/vector.hpp"
+
+#include "moraine.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <mutex>
+#include <sys/mman.h>
+#include <unistd.h>
+
+// The bytes of libmoraine_go.so, placed in the extension by
+// moraine_go_image.cpp (.incbin); hidden.
+extern "C" const unsigned char moraine_go_image_begin[];
+extern "C" const unsigned char moraine_go_image_end[];
+
+namespace duckdb {
+
+namespace {
+
+//! Every moraine_* function the C++ files call, looked up by name.
+struct GoFunctions {
+	decltype(&::moraine_error_free) error_free;
+	decltype(&::moraine_attach_with_commit_log) attach_with_commit_log;
+	decltype(&::moraine_detach) detach;
+	decltype(&::moraine_catalog_info) catalog_info;
+	decltype(&::moraine_catalog_requests) catalog_requests;
+	decltype(&::moraine_runtime_info) runtime_info;
+	decltype(&::moraine_txn_begin) txn_begin;
+	decltype(&::moraine_txn_end) txn_end;
+	decltype(&::moraine_txn_tables) txn_tables;
+	decltype(&::moraine_table_list_free) table_list_free;
+	decltype(&::moraine_table_free) table_free;
+	decltype(&::moraine_scan_open) scan_open;
+	decltype(&::moraine_scan_next) scan_next;
+	decltype(&::moraine_scan_close) scan_close;
+	decltype(&::moraine_txn_insert) txn_insert;
+	decltype(&::moraine_txn_delete) txn_delete;
+	decltype(&::moraine_txn_update) txn_update;
+	decltype(&::moraine_txn_create_table) txn_create_table;
+	decltype(&::moraine_txn_commit) txn_commit;
+};
+
+//! Written once, under load_lock, before loaded is set; read-only after.
+GoFunctions go;
+std::mutex load_lock;
+bool loaded = false;
+
+//! Closes a file descriptor when it goes out of scope.
+struct FileCloser {
+	int fd;
+	~FileCloser() {
+		if (fd >= 0) {
+			close(fd);
+		}
+	}
+};
+
+//! A file holding the image: an anonymous memfd, or (where memfd_create is
+//! refused) a temporary file unlinked at once. Returns its descriptor.
+int ImageFile(string &path) {
+	int fd = memfd_create("moraine_go", MFD_CLOEXEC);
+	if (fd >= 0) {
+		path = "/proc/self/fd/" + std::to_string(fd);
+		return fd;
+	}
+	auto memfd_errno = errno;
+	const char *dir = getenv("TMPDIR");
+	string temp = string(dir && *dir ? dir : "/tmp") + "/moraine_go.XXXXXX";
+	vector<char> name(temp.begin(), temp.end());
+	name.push_back('\0');
+	fd = mkostemp(name.data(), O_CLOEXEC);
+	if (fd < 0) {
+		throw IOException("moraine: cannot load the Go core: memfd_create failed (%s) and so did a temporary file in "
+		                  "%s (%s); set TMPDIR to a writable directory",
+		                  strerror(memfd_errno), temp, strerror(errno));
+	}
+	path = name.data();
+	return fd;
+}
+
+void WriteAll(int fd, const unsigned char *data, size_t size, const string &path) {
+	while (size > 0) {
+		auto n = write(fd, data, size);
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n <= 0) {
+			throw IOException("moraine: cannot load the Go core: writing its image to %s failed: %s", path,
+			                  strerror(errno));
+		}
+		data += n;
+		size -= static_cast<size_t>(n);
+	}
+}
+
+template <class F>
+void Lookup(void *library, const char *name, F &slot) {
+	void *symbol = dlsym(library, name);
+	if (!symbol) {
+		throw IOException("moraine: the Go core does not export %s (the extension file is damaged or mixed from two "
+		                  "builds)",
+		                  name);
+	}
+	slot = reinterpret_cast<F>(symbol);
+}
+
+void LoadLocked() {
+	string path;
+	FileCloser file {ImageFile(path)};
+	bool temporary = path.rfind("/proc/self/fd/", 0) != 0;
+	try {
+		WriteAll(file.fd, moraine_go_image_begin, size_t(moraine_go_image_end - moraine_go_image_begin), path);
+	} catch (...) {
+		if (temporary) {
+			unlink(path.c_str());
+		}
+		throw;
+	}
+	// RTLD_LOCAL: the library's symbols stay out of the host's scope;
+	// RTLD_NODELETE: a Go runtime is never unloaded.
+	void *library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	auto error = library ? string() : string(dlerror());
+	if (temporary) {
+		unlink(path.c_str());
+	}
+	if (!library) {
+		throw IOException("moraine: cannot load the Go core: %s", error);
+	}
+	GoFunctions f;
+	Lookup(library, "moraine_error_free", f.error_free);
+	Lookup(library, "moraine_attach_with_commit_log", f.attach_with_commit_log);
+	Lookup(library, "moraine_detach", f.detach);
+	Lookup(library, "moraine_catalog_info", f.catalog_info);
+	Lookup(library, "moraine_catalog_requests", f.catalog_requests);
+	Lookup(library, "moraine_runtime_info", f.runtime_info);
+	Lookup(library, "moraine_txn_begin", f.txn_begin);
+	Lookup(library, "moraine_txn_end", f.txn_end);
+	Lookup(library, "moraine_txn_tables", f.txn_tables);
+	Lookup(library, "moraine_table_list_free", f.table_list_free);
+	Lookup(library, "moraine_table_free", f.table_free);
+	Lookup(library, "moraine_scan_open", f.scan_open);
+	Lookup(library, "moraine_scan_next", f.scan_next);
+	Lookup(library, "moraine_scan_close", f.scan_close);
+	Lookup(library, "moraine_txn_insert", f.txn_insert);
+	Lookup(library, "moraine_txn_delete", f.txn_delete);
+	Lookup(library, "moraine_txn_update", f.txn_update);
+	Lookup(library, "moraine_txn_create_table", f.txn_create_table);
+	Lookup(library, "moraine_txn_commit", f.txn_commit);
+	go = f;
+}
+
+} // namespace
+
+void MoraineGoLoad() {
+	std::lock_guard<std::mutex> guard(load_lock);
+	if (loaded) {
+		return;
+	}
+	LoadLocked();
+	loaded = true;
+}
+
+} // namespace duckdb
+
+// The moraine.h functions the C++ files call, forwarded to the Go core
+// (hidden: the extension exports only its entry point). MoraineGoLoad has
+// run before any of them can be reached: the entry point calls it first.
+using duckdb::go;
+
+extern "C" {
+
+void moraine_error_free(moraine_error *err) {
+	go.error_free(err);
+}
+
+int32_t moraine_attach_with_commit_log(const char *path, const moraine_s3_config *s3, bool read_only,
+                                       const char *data_path, uint64_t flush_interval_ms, const char *checkpoint,
+                                       const moraine_commit_log_options *commit_log, moraine_catalog *out,
+                                       moraine_error *err) {
+	return go.attach_with_commit_log(path, s3, read_only, data_path, flush_interval_ms, checkpoint, commit_log, out,
+	                                 err);
+}
+
+int32_t moraine_detach(moraine_catalog catalog, moraine_error *err) {
+	return go.detach(catalog, err);
+}
+
+int32_t moraine_catalog_info(moraine_catalog catalog, moraine_info *out, moraine_error *err) {
+	return go.catalog_info(catalog, out, err);
+}
+
+int32_t moraine_catalog_requests(moraine_catalog catalog, moraine_table **out, moraine_error *err) {
+	return go.catalog_requests(catalog, out, err);
+}
+
+int32_t moraine_runtime_info(moraine_runtime *out, moraine_error *err) {
+	return go.runtime_info(out, err);
+}
+
+int32_t moraine_txn_begin(moraine_catalog catalog, moraine_txn *out, moraine_error *err) {
+	return go.txn_begin(catalog, out, err);
+}
+
+void moraine_txn_end(moraine_txn txn) {
+	go.txn_end(txn);
+}
+
+int32_t moraine_txn_tables(moraine_txn txn, moraine_table_list **out, moraine_error *err) {
+	return go.txn_tables(txn, out, err);
+}
+
+void moraine_table_list_free(moraine_table_list *list) {
+	go.table_list_free(list);
+}
+
+void moraine_table_free(moraine_table *table) {
+	go.table_free(table);
+}
+
+int32_t moraine_scan_open(moraine_txn txn, const char *table, const uint64_t *columns, uint64_t column_count,
+                          const moraine_filter *filters, uint64_t filter_count, moraine_scan *out,
+                          moraine_error *err) {
+	return go.scan_open(txn, table, columns, column_count, filters, filter_count, out, err);
+}
+
+int32_t moraine_scan_next(moraine_scan scan, uint64_t max_rows, moraine_table **out, moraine_error *err) {
+	return go.scan_next(scan, max_rows, out, err);
+}
+
+void moraine_scan_close(moraine_scan scan) {
+	go.scan_close(scan);
+}
+
+int32_t moraine_txn_insert(moraine_txn txn, const char *table, const moraine_rows *rows, moraine_error *err) {
+	return go.txn_insert(txn, table, rows, err);
+}
+
+int32_t moraine_txn_delete(moraine_txn txn, const char *table, const int64_t *rowids, uint64_t count,
+                           uint64_t *deleted, moraine_error *err) {
+	return go.txn_delete(txn, table, rowids, count, deleted, err);
+}
+
+int32_t moraine_txn_update(moraine_txn txn, const char *table, const int64_t *rowids, const uint64_t *columns,
+                           uint64_t column_count, const moraine_rows *rows, moraine_error *err) {
+	return go.txn_update(txn, table, rowids, columns, column_count, rows, err);
+}
+
+int32_t moraine_txn_create_table(moraine_txn txn, const moraine_table_def *def, bool if_not_exists,
+                                 moraine_error *err) {
+	return go.txn_create_table(txn, def, if_not_exists, err);
+}
+
+int32_t moraine_txn_commit(moraine_txn txn, moraine_error *err) {
+	return go.txn_commit(txn, err);
+}
+
+} // extern "C"

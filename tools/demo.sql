@@ -1,0 +1,13 @@
+INSTALL moraine FROM 'build/repository';
+LOAD moraine;
+LOAD '../shared/ducklake/v1.4.4/ducklake.duckdb_extension';
+ATTACH 'ducklake:moraine:build/demo/lake' AS lake (DATA_PATH 'build/demo/lake-data/');
+CREATE TABLE lake.events (id BIGINT, kind VARCHAR);
+INSERT INTO lake.events VALUES (1, 'signup'), (2, 'login'), (3, 'login');
+UPDATE lake.events SET kind = 'logout' WHERE id = 3;
+INSERT INTO lake.events SELECT i, 'bulk' FROM range(4, 10004) t(i);
+SELECT kind, count(*) AS n FROM lake.events GROUP BY kind ORDER BY kind;
+SELECT count(*) AS logins_at_version_2 FROM lake.events AT (VERSION => 2) WHERE kind = 'login';
+SELECT snapshot_id, changes::VARCHAR AS changes FROM lake.snapshots() ORDER BY snapshot_id;
+SELECT count(*) AS parquet_files FROM glob('build/demo/lake-data/main/events/*.parquet');
+SELECT role, format, head_snapshot, commits FROM moraine_info('__ducklake_metadata_lake');

@@ -170,13 +170,14 @@ duckdb-source:
 # test/duckdb14 compiles a C++ file against DuckDB's headers (DUCKDB_SRC).
 
 SLT14         := $(BUILD_DIR)/sqllogictest-v1.4.4
+SLT_PKG       := github.com/moraine-go/moraine/test/duckdb14/slt
 SLT14_CXXFLAGS = CGO_CXXFLAGS="-g -O2 -I$(DUCKDB_SRC)/src/include"
 DUCKDB        ?=
 
 .PHONY: sqllogictest-v1.4.4 duckdb-shell-v1.4.4 test-sqllogictest test-duckdb14 vet-nested duckdb-sample
 
 sqllogictest-v1.4.4: duckdb-source
-	cd test/duckdb14 && $(SLT14_CXXFLAGS) $(GO) build -ldflags "-X main.repoRoot=$(CURDIR)" -o $(SLT14) ./cmd/sqllogictest
+	cd test/duckdb14 && $(SLT14_CXXFLAGS) $(GO) build -ldflags "-X $(SLT_PKG).RepoRoot=$(CURDIR)" -o $(SLT14) ./cmd/sqllogictest
 
 # build/duckdb-shell-v1.4.4: a DuckDB v1.4.4 process Go tests drive over a
 # pipe (test/storage); with --sql, a plain DuckDB v1.4.4 running a SQL
@@ -193,8 +194,13 @@ duckdb-shell-v1.4.4:
 #                             libduckdb.so; then build/duckdb-official-v1.4.4,
 #                             build/duckdb-shell-v1.4.4's interface over that
 #                             library opened with RTLD_LOCAL (as Python, Node
-#                             and Java open theirs). Needs npm and openssl.
-OFFICIAL14 := $(BUILD_DIR)/official/v1.4.4
+#                             and Java open theirs), and
+#                             build/sqllogictest-official-v1.4.4, the
+#                             sqllogictest command over it (what
+#                             sqllogictest-v1.4.4 --host official runs).
+#                             Needs npm and openssl.
+OFFICIAL14  := $(BUILD_DIR)/official/v1.4.4
+LIBDUCKDB14 := $(OFFICIAL14)/node_modules/@duckdb/node-bindings-linux-x64/libduckdb.so
 
 .PHONY: official-v1.4.4 demo
 # make demo: the README's first command. DuckLake on moraine in DuckDB's
@@ -206,8 +212,9 @@ demo: extension-libs official-v1.4.4
 
 official-v1.4.4: duckdb-source
 	tools/official-duckdb.sh $(OFFICIAL14)
-	cd test/duckdb14 && $(GO) build -ldflags "-X main.libduckdb=$(OFFICIAL14)/node_modules/@duckdb/node-bindings-linux-x64/libduckdb.so" \
-		-o $(BUILD_DIR)/duckdb-official-v1.4.4 ./cmd/duckdb-official
+	cd test/duckdb14 && $(GO) build -ldflags "-X main.libduckdb=$(LIBDUCKDB14)" -o $(BUILD_DIR)/duckdb-official-v1.4.4 ./cmd/duckdb-official
+	cd test/duckdb14 && $(GO) build -ldflags "-X $(SLT_PKG).RepoRoot=$(CURDIR) -X github.com/moraine-go/moraine/test/duckdb14/capiengine.LibDuckDB=$(LIBDUCKDB14)" \
+		-o $(BUILD_DIR)/sqllogictest-official-v1.4.4 ./cmd/sqllogictest-official
 
 test-sqllogictest:
 	cd internal/sqllogictest && $(GO) test -race -count=1 -timeout $(TIMEOUT) ./...

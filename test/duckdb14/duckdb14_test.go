@@ -80,7 +80,10 @@ var ducklakeSample = []string{
 // from the DuckLake tests' directory as DuckLake's runner does.
 func TestDuckLakeSample(t *testing.T) {
 	ext := ducklakeExtension(t)
-	dir := filepath.Join(filepath.Dir(filepath.Dir(ext)), "ducklake", "tests")
+	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "ducklake", "tests"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("DuckLake's tests: %v", err)
 	}

@@ -110,14 +110,19 @@ func officialShell() string { return filepath.Join(dir, "duckdb-official-v1.4.4"
 // (npm ci of test/official).
 func officialDir() string { return filepath.Join(dir, "official", "v1.4.4") }
 
-// A host is a DuckDB v1.4.4 process the README's scripts run in.
-type host struct{ name, shell string }
+// A host is a DuckDB v1.4.4 build the tests run user paths in: shell is
+// its shell command (the README's scripts), sltArgs the arguments that make
+// build/sqllogictest-v1.4.4 run files in it.
+type host struct {
+	name, shell string
+	sltArgs     []string
+}
 
 // hosts are the two DuckDB v1.4.4 builds every user path is tested in:
 // duckdb-go (DuckDB linked in, its symbols exported) and DuckDB's official
 // libduckdb.so (symbols kept local: the extension must carry its own).
 func hosts() []host {
-	return []host{{"duckdb-go", shell()}, {"official", officialShell()}}
+	return []host{{"duckdb-go", shell(), nil}, {"official", officialShell(), []string{"--host", "official"}}}
 }
 
 // moraineBin is cmd/moraine, built on first use.

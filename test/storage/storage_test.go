@@ -100,8 +100,15 @@ func s3Lake(t *testing.T, loc s3test.Location) {
 }
 
 // TestSQL runs test/sql/storage in DuckDB v1.4.4 with the extension, every
-// file passing (none skipped).
+// file passing (none skipped), in both hosts (duckdb-go and DuckDB's
+// official libduckdb.so), each with fixtures of its own.
 func TestSQL(t *testing.T) {
+	for _, h := range hosts() {
+		t.Run(h.name, func(t *testing.T) { runSQLFiles(t, h) })
+	}
+}
+
+func runSQLFiles(t *testing.T, h host) {
 	demo := demoLake(t)
 	ckpt, ckptID, ckptAt := checkpointLake(t)
 	loc := s3test.NewLocation(t)
@@ -126,7 +133,7 @@ func TestSQL(t *testing.T) {
 		"MORAINE_WRITABLE_LAKE":       writable,
 		"MORAINE_WRITABLE_INLINED":    writableInlined,
 	}
-	args := []string{"--extension", extension(), "--timeout", "300"}
+	args := append(append([]string{}, h.sltArgs...), "--extension", extension(), "--timeout", "300")
 	for k, v := range env {
 		args = append(args, "--env", k+"="+v)
 	}

@@ -32,6 +32,21 @@
 	X(duckdb_value_date)                                                                                             \
 	X(duckdb_value_string)                                                                                           \
 	X(duckdb_value_blob)                                                                                             \
+	X(duckdb_extract_statements)                                                                                     \
+	X(duckdb_extract_statements_error)                                                                               \
+	X(duckdb_prepare_extracted_statement)                                                                            \
+	X(duckdb_destroy_extracted)                                                                                      \
+	X(duckdb_prepare_error)                                                                                          \
+	X(duckdb_prepared_statement_type)                                                                                \
+	X(duckdb_prepared_statement_column_count)                                                                        \
+	X(duckdb_prepared_statement_column_name)                                                                         \
+	X(duckdb_prepared_statement_column_type)                                                                         \
+	X(duckdb_execute_prepared)                                                                                       \
+	X(duckdb_destroy_prepare)                                                                                        \
+	X(duckdb_column_logical_type)                                                                                    \
+	X(duckdb_decimal_width)                                                                                          \
+	X(duckdb_decimal_scale)                                                                                          \
+	X(duckdb_destroy_logical_type)                                                                                   \
 	X(duckdb_free)
 
 static struct {
@@ -195,4 +210,76 @@ char *capi_varchar(duckdb_result *res, int64_t col, int64_t row, int64_t *len) {
 char *capi_blob(duckdb_result *res, int64_t col, int64_t row, int64_t *len) {
 	duckdb_blob b = api.duckdb_value_blob(res, (idx_t)col, (idx_t)row);
 	return take(b.data, b.size, len);
+}
+
+duckdb_extracted_statements *capi_extract(duckdb_connection *conn, const char *sql, int64_t *n, char **err) {
+	duckdb_extracted_statements *ext = calloc(1, sizeof(*ext));
+	*n = (int64_t)api.duckdb_extract_statements(*conn, sql, ext);
+	if (*n == 0) {
+		const char *msg = api.duckdb_extract_statements_error(*ext);
+		*err = msg ? strdup(msg) : NULL; // NULL: no statement at all
+		api.duckdb_destroy_extracted(ext);
+		free(ext);
+		return NULL;
+	}
+	return ext;
+}
+
+void capi_extracted_free(duckdb_extracted_statements *ext) {
+	api.duckdb_destroy_extracted(ext);
+	free(ext);
+}
+
+duckdb_prepared_statement *capi_prepare_extracted(duckdb_connection *conn, duckdb_extracted_statements *ext, int64_t i,
+                                                  char **err) {
+	duckdb_prepared_statement *p = calloc(1, sizeof(*p));
+	if (api.duckdb_prepare_extracted_statement(*conn, *ext, (idx_t)i, p) != DuckDBSuccess) {
+		*err = copy(api.duckdb_prepare_error(*p));
+		api.duckdb_destroy_prepare(p);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+int capi_prepared_type(duckdb_prepared_statement *p) {
+	return (int)api.duckdb_prepared_statement_type(*p);
+}
+
+void capi_prepared_free(duckdb_prepared_statement *p) {
+	api.duckdb_destroy_prepare(p);
+	free(p);
+}
+
+duckdb_result *capi_execute(duckdb_prepared_statement *p, char **err) {
+	duckdb_result *res = calloc(1, sizeof(*res));
+	if (api.duckdb_execute_prepared(*p, res) != DuckDBSuccess) {
+		*err = copy(api.duckdb_result_error(res));
+		api.duckdb_destroy_result(res);
+		free(res);
+		return NULL;
+	}
+	return res;
+}
+
+void capi_column_decimal(duckdb_result *res, int64_t col, int *width, int *scale) {
+	duckdb_logical_type type = api.duckdb_column_logical_type(res, (idx_t)col);
+	*width = api.duckdb_decimal_width(type);
+	*scale = api.duckdb_decimal_scale(type);
+	api.duckdb_destroy_logical_type(&type);
+}
+
+int64_t capi_prepared_columns(duckdb_prepared_statement *p) {
+	return (int64_t)api.duckdb_prepared_statement_column_count(*p);
+}
+
+char *capi_prepared_column_name(duckdb_prepared_statement *p, int64_t col) {
+	const char *name = api.duckdb_prepared_statement_column_name(*p, (idx_t)col);
+	char *out = strdup(name ? name : "");
+	api.duckdb_free((void *)name);
+	return out;
+}
+
+int capi_prepared_column_type(duckdb_prepared_statement *p, int64_t col) {
+	return (int)api.duckdb_prepared_statement_column_type(*p, (idx_t)col);
 }

@@ -49,4 +49,23 @@ int32_t capi_date(duckdb_result *res, int64_t col, int64_t row);
 char *capi_varchar(duckdb_result *res, int64_t col, int64_t row, int64_t *len);
 char *capi_blob(duckdb_result *res, int64_t col, int64_t row, int64_t *len);
 
+// Statements one by one, as a sqllogictest runner needs them:
+// capi_extract splits sql (NULL with *n 0 and *err the parser's message,
+// or *err NULL for no statement); capi_prepare_extracted prepares the i-th;
+// capi_execute runs a prepared statement. NULL with *err on failure.
+duckdb_extracted_statements *capi_extract(duckdb_connection *conn, const char *sql, int64_t *n, char **err);
+void capi_extracted_free(duckdb_extracted_statements *ext);
+duckdb_prepared_statement *capi_prepare_extracted(duckdb_connection *conn, duckdb_extracted_statements *ext, int64_t i,
+                                                  char **err);
+// capi_prepared_type is the statement's duckdb_statement_type.
+int capi_prepared_type(duckdb_prepared_statement *p);
+void capi_prepared_free(duckdb_prepared_statement *p);
+duckdb_result *capi_execute(duckdb_prepared_statement *p, char **err);
+// The prepared statement's result columns: count, name (malloc'ed), type.
+int64_t capi_prepared_columns(duckdb_prepared_statement *p);
+char *capi_prepared_column_name(duckdb_prepared_statement *p, int64_t col);
+int capi_prepared_column_type(duckdb_prepared_statement *p, int64_t col);
+// capi_column_decimal gives a DECIMAL column's width and scale.
+void capi_column_decimal(duckdb_result *res, int64_t col, int *width, int *scale);
+
 #endif

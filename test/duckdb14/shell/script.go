@@ -6,12 +6,12 @@ import (
 	"strings"
 )
 
-// splitStatements cuts a SQL script into its statements at the semicolons
+// SplitStatements cuts a SQL script into its statements at the semicolons
 // that end them: not inside '...' or "..." (doubled quotes escape), E'...'
 // backslash escapes, $tag$...$tag$ bodies, -- line comments or /* */
 // comments. Statements are returned trimmed, empty ones dropped; the text
 // after the last semicolon is a statement too.
-func splitStatements(script string) []string {
+func SplitStatements(script string) []string {
 	var out []string
 	start := 0
 	emit := func(end int) {
@@ -114,7 +114,7 @@ func onlyComments(s string) bool {
 // "D " as the CLI's prompt shows it. It stops at the first error and
 // returns it, naming the statement.
 func runScript(c Conn, script string, echo bool, w io.Writer) error {
-	for _, stmt := range splitStatements(script) {
+	for _, stmt := range SplitStatements(script) {
 		if echo {
 			fmt.Fprintf(w, "D %s;\n", stmt)
 		}

@@ -22,8 +22,8 @@ func TestSplitStatements(t *testing.T) {
 		{"SELECT 'unterminated; SELECT 8", []string{"SELECT 'unterminated; SELECT 8"}},
 		{"", nil},
 	} {
-		if got := splitStatements(c.script); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("splitStatements(%q) = %q, want %q", c.script, got, c.want)
+		if got := SplitStatements(c.script); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("SplitStatements(%q) = %q, want %q", c.script, got, c.want)
 		}
 	}
 }

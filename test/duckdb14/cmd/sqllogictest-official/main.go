@@ -1,0 +1,16 @@
+// Command sqllogictest-official-v1.4.4 runs sqllogictest files, as
+// build/sqllogictest-v1.4.4 does (package slt), in DuckDB's official v1.4.4
+// libduckdb.so opened with RTLD_LOCAL (package capiengine): an extension
+// that leaves DuckDB's symbols to its host fails here as it does in Python
+// or Node. sqllogictest-v1.4.4 --host official runs it. No DuckDB is linked
+// into this command.
+//
+//	sqllogictest-official-v1.4.4 [--extension PATH] [--ducklake PATH] [--env NAME=VALUE]... [--timeout SECONDS] PATH...
+package main
+
+import (
+	"github.com/moraine-go/moraine/test/duckdb14/capiengine"
+	"github.com/moraine-go/moraine/test/duckdb14/slt"
+)
+
+func main() { slt.Main("sqllogictest-official-v1.4.4", capiengine.New) }

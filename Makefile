@@ -4,7 +4,8 @@
 #                extension), then every Go test with the race detector on
 #                (test/sql runs the C_STRUCT build's sqllogictests in DuckDB
 #                1.5.6, test/storage the storage extension's in DuckDB
-#                v1.4.4), the C host test of the ABI, the DuckDB 2.0.0 load
+#                v1.4.4, in the duckdb-go host and in DuckDB's official
+#                libduckdb.so and Node client), the C host test of the ABI, the DuckDB 2.0.0 load
 #                smoke test (test/duckdb20), and the tests of the nested
 #                modules internal/sqllogictest and test/duckdb14.
 #                S3 tests use MORAINE_S3_ENDPOINT if set, else start
@@ -19,7 +20,11 @@
 #                build/repository/ holding them, and the DuckDB
 #                v1.4.4 commands build/sqllogictest-v1.4.4 and
 #                build/duckdb-shell-v1.4.4 (cmake + go build + npm pack of
-#                DuckDB's source; see extension/README.md). Needs cmake, g++.
+#                DuckDB's source; see extension/README.md), and DuckDB's
+#                official v1.4.4 build with its hosts (make official-v1.4.4).
+#                Needs cmake, g++, npm, openssl.
+#   make demo    the README's first command: DuckLake on moraine in DuckDB's
+#                official v1.4.4 build, on local files under build/demo.
 #   make capi-check  fail if cshim/duckdb_capi.h is stale (tools/capigen).
 #   make lint    gofmt must have nothing to say; go vet.
 #   make fmt     rewrite Go files with gofmt.

@@ -18,6 +18,7 @@ package storage
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -57,9 +58,9 @@ func requests(d *duck, kinds ...string) int64 {
 	return total
 }
 
-func benchDuckLake(b *testing.B, metadata string, moraine bool, env ...string) *benchResult {
+func benchDuckLake(b *testing.B, ext, metadata string, moraine bool, env ...string) *benchResult {
 	dir := b.TempDir()
-	d := startDuck(b, env...)
+	d := startDuckWith(b, ext, env...)
 	d.ok("", "LOAD "+sqlString(ducklakeExtension()))
 	d.ok("", "ATTACH "+sqlString("ducklake:"+metadata)+" AS lake (DATA_PATH "+sqlString(filepath.Join(dir, "data")+"/")+", DATA_INLINING_ROW_LIMIT 1000)")
 	d.ok("", "CREATE TABLE lake.inl (id BIGINT, v VARCHAR)")
@@ -122,28 +123,42 @@ func benchDuckLake(b *testing.B, metadata string, moraine bool, env ...string) *
 	return r
 }
 
+// benchConfig is one row of BenchmarkDuckLake.
+type benchConfig struct {
+	name     string
+	metadata func(b *testing.B) string // DuckLake's METADATA: a fresh one per call
+	moraine  bool
+	env      []string
+	ext      string // the moraine extension file ("": this build's)
+}
+
 func BenchmarkDuckLake(b *testing.B) {
 	loc := s3test.NewLocation(b)
 	// Each run gets a fresh lake (the testing package runs a sub-benchmark
 	// more than once).
 	runs := 0
-	configs := []struct {
-		name     string
-		metadata func(b *testing.B) string
-		moraine  bool
-		env      []string
-	}{
-		{"duckdb-file", func(b *testing.B) string { return filepath.Join(b.TempDir(), "meta.ducklake") }, false, nil},
-		{"moraine-local", func(b *testing.B) string { return "moraine:" + filepath.Join(b.TempDir(), "lake") }, true, nil},
+	configs := []benchConfig{
+		{"duckdb-file", func(b *testing.B) string { return filepath.Join(b.TempDir(), "meta.ducklake") }, false, nil, ""},
+		{"moraine-local", func(b *testing.B) string { return "moraine:" + filepath.Join(b.TempDir(), "lake") }, true, nil, ""},
 		{"moraine-s3", func(b *testing.B) string {
 			runs++
 			return fmt.Sprintf("moraine:S3://%s/%s/bench%d", loc.Bucket, loc.Prefix, runs)
 		}, true, []string{
 			"AWS_ACCESS_KEY_ID=" + loc.Server.AccessKey, "AWS_SECRET_ACCESS_KEY=" + loc.Server.SecretKey,
-			"AWS_REGION=" + loc.Server.Region, "AWS_ENDPOINT_URL=" + loc.Server.Endpoint}},
+			"AWS_REGION=" + loc.Server.Region, "AWS_ENDPOINT_URL=" + loc.Server.Endpoint}, ""},
+	}
+	// MORAINE_BENCH_BASELINE=<another build's moraine.duckdb_extension> adds
+	// a local row with that build, so that a change is measured against its
+	// predecessor in one run.
+	if baseline := os.Getenv("MORAINE_BENCH_BASELINE"); baseline != "" {
+		local := benchConfig{"moraine-local-baseline", configs[1].metadata, true, nil, baseline}
+		configs = append(configs[:2:2], append([]benchConfig{local}, configs[2:]...)...)
 	}
 	for _, c := range configs {
-		b.Run(c.name, func(b *testing.B) { benchResults[c.name] = benchDuckLake(b, c.metadata(b), c.moraine, c.env...) })
+		if c.ext == "" {
+			c.ext = extension()
+		}
+		b.Run(c.name, func(b *testing.B) { benchResults[c.name] = benchDuckLake(b, c.ext, c.metadata(b), c.moraine, c.env...) })
 	}
 	b.Run("summary", func(b *testing.B) {
 		base := benchResults["duckdb-file"]

@@ -83,3 +83,28 @@ func strs(rows [][]*string) [][]string {
 	}
 	return out
 }
+
+// The official host keeps DuckDB's symbols local, as Python and Node do: an
+// extension that leaves them to its host (DuckLake's older, non-static
+// build) fails to load there, while it loads in the duckdb-go host. Without
+// this, the tests above could pass in a host that exports DuckDB's symbols
+// and prove nothing about self-containment.
+func TestOfficialHostKeepsDuckDBSymbolsLocal(t *testing.T) {
+	old := filepath.Join(repoRoot(), "..", "shared", "ducklake", "ducklake.duckdb_extension")
+	script := "LOAD '" + old + "';\nSELECT 42 AS answer;\n"
+	for _, h := range hosts() {
+		cmd := exec.Command(h.shell, "--sql")
+		cmd.Stdin = strings.NewReader(script)
+		out, err := cmd.CombinedOutput()
+		switch h.name {
+		case "official":
+			if err == nil || !strings.Contains(string(out), "undefined symbol") {
+				t.Errorf("%s: loading a non-self-contained extension: %v\n%s; want it refused for an undefined symbol", h.name, err, out)
+			}
+		default:
+			if err != nil || !strings.Contains(string(out), "42") {
+				t.Errorf("%s: loading a non-self-contained extension: %v\n%s; want it loaded", h.name, err, out)
+			}
+		}
+	}
+}

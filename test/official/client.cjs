@@ -35,8 +35,13 @@ async function main() {
   await a.run('DETACH lake');
   await a.run(attach);
   out.reattached = await rows(a, 'SELECT count(*) FROM lake.events');
+  // A second lake attached beside the first.
+  await a.run(`ATTACH 'ducklake:moraine:${work}/lake2' AS lake2 (DATA_PATH '${work}/data2/')`);
+  await a.run('CREATE TABLE lake2.t AS SELECT * FROM lake.events WHERE id <= 10');
+  out.both = await rows(a, 'SELECT (SELECT count(*) FROM lake.events), (SELECT count(*) FROM lake2.t)');
   // A second database in the same process loads the same extension file:
-  // one Go runtime serves both, so it sees the first database's catalog.
+  // one Go runtime serves both, so it sees the first database's two
+  // catalogs.
   const second = await DuckDBInstance.create(':memory:', { allow_unsigned_extensions: 'true' });
   const b = await second.connect();
   await b.run('LOAD moraine');

@@ -35,8 +35,8 @@ func TestNodeClient(t *testing.T) {
 		t.Fatalf("node client.cjs: %v\n%s%s", err, out, stderr.String())
 	}
 	var got struct {
-		Counts, Travel, Snapshots, Reattached, Runtime, Tables [][]*string
-		Error                                                  *string
+		Counts, Travel, Snapshots, Reattached, Both, Runtime, Tables [][]*string
+		Error                                                        *string
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("client.cjs printed %q: %v", out, err)
@@ -50,7 +50,8 @@ func TestNodeClient(t *testing.T) {
 		{"logins at version 2", got.Travel, [][]string{{"2"}}},
 		{"snapshots", got.Snapshots, [][]string{{"5"}}},
 		{"rows after detach and attach", got.Reattached, [][]string{{"100003"}}},
-		{"live catalogs seen from a second database", got.Runtime, [][]string{{"1"}}},
+		{"rows of two lakes attached at once", got.Both, [][]string{{"100003", "10"}}},
+		{"live catalogs seen from a second database", got.Runtime, [][]string{{"2"}}},
 		{"tables read through moraine's own attach", got.Tables, [][]string{{"events"}}},
 	} {
 		if g := strs(c.got); !reflect.DeepEqual(g, c.want) {

@@ -89,6 +89,19 @@ func (p *Prepared) Close() { C.capi_prepared_free(p.p) }
 // Result is a materialized result.
 type Result struct{ res *C.duckdb_result }
 
+// Run runs sql (every statement in it) with duckdb_query, as DuckDB's
+// Connection::Query runs a script, and returns the last statement's result.
+func (c *Conn) Run(sql string) (*Result, error) {
+	csql := C.CString(sql)
+	defer C.free(unsafe.Pointer(csql))
+	var cerr *C.char
+	res := C.capi_query(c.conn, csql, &cerr)
+	if res == nil {
+		return nil, errors.New(takeString(cerr))
+	}
+	return &Result{res: res}, nil
+}
+
 // Close frees the result.
 func (r *Result) Close() { C.capi_result_free(r.res) }
 

@@ -5,10 +5,11 @@
 // BOOLEAN as 1 or 0, anything else cast to VARCHAR, (empty) for the empty
 // string, NUL bytes as \0.
 //
-// The C API has no generic value-to-text for nested types, so a query (a
-// statement of DuckDB's SELECT type) runs wrapped, with DuckDB doing the
-// casts: its statement is first prepared as written (so binder and catalog
-// errors are DuckDB's own, with its own text), then
+// Statements run as written, through duckdb_query, as the runner runs them.
+// The C API has no generic value-to-text for nested types, so a query (the
+// last statement of a query record, of DuckDB's SELECT type) runs wrapped,
+// with DuckDB doing the casts: its statement is first prepared as written
+// (so binder and catalog errors are DuckDB's own, with its own text), then
 //
 //	SELECT typeof(c1), CAST(c1 AS VARCHAR), ... FROM (<statement>) AS moraine_slt(c1, ...)
 //
@@ -141,30 +142,26 @@ type conn struct {
 
 func (c *conn) Close() error { c.c.Close(); return nil }
 
-// Exec runs every statement of sql; their results are not rendered.
+// Exec runs every statement of sql (duckdb_query, as the runner's
+// Connection::Query); the results are not rendered.
 func (c *conn) Exec(ctx context.Context, sql string) error {
-	_, err := c.run(ctx, sql, false)
-	return err
+	defer c.interruptOn(ctx)()
+	r, err := c.c.Run(sql)
+	if err != nil {
+		return duckError(err)
+	}
+	r.Close()
+	return nil
 }
 
 // Query runs every statement of sql in order and returns the last one's
-// result.
+// result: statements run as written (duckdb_query, as the runner's
+// Connection::Query runs them: DuckLake's merge_adjacent_files, for one,
+// fails when run as a prepared statement), except the last one when it is a
+// query, which runs wrapped (see the package doc). Only when this package
+// cannot tell the statements' texts apart does it run them prepared.
 func (c *conn) Query(ctx context.Context, sql string) (*sqllogictest.Result, error) {
-	return c.run(ctx, sql, true)
-}
-
-// run runs every statement of sql in order and, when result is set,
-// returns the last one's result; ctx's cancellation interrupts it.
-func (c *conn) run(ctx context.Context, sql string, result bool) (*sqllogictest.Result, error) {
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-ctx.Done():
-			c.c.Interrupt()
-		case <-done:
-		}
-	}()
+	defer c.interruptOn(ctx)()
 	stmts, err := c.c.Statements(sql)
 	if err != nil {
 		return nil, duckError(err)
@@ -174,22 +171,41 @@ func (c *conn) run(ctx context.Context, sql string, result bool) (*sqllogictest.
 	}
 	defer stmts.Close()
 	texts := shell.SplitStatements(sql)
+	aligned := len(texts) == stmts.Len()
 	for i := range stmts.Len() {
+		last := i == stmts.Len()-1
+		if aligned && !last {
+			r, err := c.c.Run(texts[i])
+			if err != nil {
+				return nil, duckError(err)
+			}
+			r.Close()
+			continue
+		}
 		p, err := stmts.Prepare(i)
 		if err != nil {
 			return nil, duckError(err)
 		}
-		if result && i == stmts.Len()-1 && p.IsSelect() && len(texts) == stmts.Len() {
+		switch {
+		case last && aligned && p.IsSelect():
 			res, err := c.wrapped(p, texts[i])
 			p.Close()
 			return res, err
+		case last && aligned:
+			p.Close()
+			r, err := c.c.Run(texts[i])
+			if err != nil {
+				return nil, duckError(err)
+			}
+			defer r.Close()
+			return render(r)
 		}
 		r, err := p.Execute()
 		p.Close()
 		if err != nil {
 			return nil, duckError(err)
 		}
-		if i < stmts.Len()-1 || !result {
+		if !last {
 			r.Close()
 			continue
 		}
@@ -197,6 +213,20 @@ func (c *conn) run(ctx context.Context, sql string, result bool) (*sqllogictest.
 		return render(r)
 	}
 	return &sqllogictest.Result{}, nil
+}
+
+// interruptOn interrupts the connection's query when ctx is cancelled,
+// until the returned function is called.
+func (c *conn) interruptOn(ctx context.Context) func() {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			c.c.Interrupt()
+		case <-done:
+		}
+	}()
+	return func() { close(done) }
 }
 
 // wrapped runs a query with DuckDB casting every value (see the package

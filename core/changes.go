@@ -28,13 +28,15 @@ const (
 	chMergeAdjacent      = "merge_adjacent"
 	chRewriteDelete      = "rewrite_delete"
 	chFlushedInlined     = "flushed_inlined"
+	chInlinedInsert      = "inlined_insert" // rows inlined into the catalog
+	chInlinedDelete      = "inlined_delete" // inlined rows deleted
 )
 
 var knownChange = map[string]bool{
 	chCreatedSchema: true, chDroppedSchema: true, chCreatedTable: true, chAlteredTable: true, chDroppedTable: true,
 	chCreatedView: true, chAlteredView: true, chDroppedView: true, chCreatedScalarMacro: true, chCreatedTableMacro: true,
 	chDroppedScalarMacro: true, chDroppedTableMacro: true, chInsertedInto: true, chDeletedFrom: true, chCompacted: true,
-	chMergeAdjacent: true, chRewriteDelete: true, chFlushedInlined: true,
+	chMergeAdjacent: true, chRewriteDelete: true, chFlushedInlined: true, chInlinedInsert: true, chInlinedDelete: true,
 }
 
 // change is one entry of changes_made.
@@ -161,7 +163,7 @@ func (c changeSet) tableKinds() map[uint64]map[string]bool {
 	}
 	for _, ch := range c.Changes {
 		switch ch.Kind {
-		case chInsertedInto, chDeletedFrom, chCompacted, chAlteredTable, chDroppedTable, chFlushedInlined:
+		case chInsertedInto, chDeletedFrom, chCompacted, chAlteredTable, chDroppedTable, chFlushedInlined, chInlinedInsert, chInlinedDelete:
 			add(ch.ID, ch.Kind)
 		case chMergeAdjacent, chRewriteDelete:
 			add(ch.ID, chCompacted)
@@ -171,8 +173,13 @@ func (c changeSet) tableKinds() map[uint64]map[string]bool {
 }
 
 // tableConflicts lists, per kind, the kinds it conflicts with on the same
-// table (the relation is symmetric; see conflictingKinds).
+// table (the relation is symmetric; see conflictingKinds). The inlined
+// kinds are DuckLake's own rules (CheckForConflicts): an inlined insert
+// conflicts with an alter or a drop; an inlined delete with those, another
+// inlined delete and a flush of the inlined rows.
 var tableConflicts = map[string][]string{
+	chInlinedInsert:  {chAlteredTable, chDroppedTable},
+	chInlinedDelete:  {chAlteredTable, chDroppedTable, chInlinedDelete, chFlushedInlined},
 	chInsertedInto:   {chAlteredTable, chDeletedFrom, chDroppedTable},
 	chDeletedFrom:    {chAlteredTable, chCompacted, chDroppedTable, chInsertedInto, chFlushedInlined},
 	chAlteredTable:   {chAlteredTable, chDroppedTable},
@@ -284,6 +291,10 @@ func pastTense(kind string) string {
 		return "compacted"
 	case chFlushedInlined:
 		return "flushed inlined rows of"
+	case chInlinedInsert:
+		return "inserted inlined rows into"
+	case chInlinedDelete:
+		return "deleted inlined rows from"
 	}
 	return kind
 }

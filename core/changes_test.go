@@ -1,6 +1,9 @@
 package core
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -58,6 +61,15 @@ func TestClassifyLostRaces(t *testing.T) {
 		{"append/append on one table is benign", cs("inserted_into_table:1"), cs("inserted_into_table:1"), false},
 		{"appends to different tables are benign", cs("inserted_into_table:1"), cs("inserted_into_table:2"), false},
 		{"insert vs drop conflicts", cs("inserted_into_table:1"), cs("dropped_table:1"), true},
+		{"inlined inserts into one table are benign", cs("inlined_insert:1"), cs("inlined_insert:1"), false},
+		{"an inlined insert beside a data-file insert is benign", cs("inlined_insert:1"), cs("inserted_into_table:1"), false},
+		{"an inlined insert vs a drop conflicts", cs("inlined_insert:1"), cs("dropped_table:1"), true},
+		{"an inlined insert vs an alter conflicts", cs("altered_table:1"), cs("inlined_insert:1"), true},
+		{"an inlined insert vs a flush is benign", cs("inlined_insert:1"), cs("flushed_inlined:1"), false},
+		{"inlined deletes on one table conflict", cs("inlined_delete:1"), cs("inlined_delete:1"), true},
+		{"inlined deletes on two tables are benign", cs("inlined_delete:1"), cs("inlined_delete:2"), false},
+		{"an inlined delete vs a flush conflicts", cs("flushed_inlined:1"), cs("inlined_delete:1"), true},
+		{"an inlined delete vs an inlined insert is benign", cs("inlined_delete:1"), cs("inlined_insert:1"), false},
 		{"drop vs insert conflicts", cs("dropped_table:1"), cs("inserted_into_table:1"), true},
 		{"insert vs alter conflicts", cs("inserted_into_table:1"), cs("altered_table:1"), true},
 		{"insert vs delete conflicts", cs("inserted_into_table:1"), cs("deleted_from_table:1", 5), true},
@@ -89,5 +101,49 @@ func TestClassifyLostRaces(t *testing.T) {
 				t.Fatalf("the reason itself must not say conflict (only the CommitConflict kind does): %q", reason)
 			}
 		})
+	}
+}
+
+// Every change kind DuckLake 0.3 writes into changes_made is known and
+// classified: the kinds are read from DuckLake's own output, the metadata
+// SQL it sent for 42 user actions (../shared/ducklake/
+// metadata-sql-contract.txt, captured with DuckDB's query log). An unknown
+// kind makes every lost race a hard conflict ("recorded an unknown
+// change"), where DuckLake on its own catalogs would retry.
+func TestDuckLakeChangeKindsAreKnown(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "shared", "ducklake", "metadata-sql-contract.txt"))
+	if err != nil {
+		t.Fatalf("DuckLake's metadata SQL contract (../shared beside the repository): %v", err)
+	}
+	// INSERT INTO ... ducklake_snapshot_changes VALUES (<id>, '<changes_made>', ...
+	re := regexp.MustCompile(`ducklake_snapshot_changes VALUES \(\d+, '((?:[^']|'')*)'`)
+	kinds := map[string]bool{}
+	for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+		chs, err := parseChanges(strings.ReplaceAll(m[1], "''", "'"))
+		if err != nil {
+			t.Errorf("DuckLake wrote changes_made %q, which does not parse: %v", m[1], err)
+			continue
+		}
+		for _, ch := range chs {
+			kinds[ch.Kind] = true
+		}
+	}
+	// The contract covers inserts (data files and inlined rows), deletes
+	// (both), schema changes, views, compaction and flushes.
+	for _, want := range []string{chCreatedSchema, chCreatedTable, chInsertedInto, chInlinedInsert, chInlinedDelete, chDeletedFrom, chFlushedInlined} {
+		if !kinds[want] {
+			t.Errorf("DuckLake's output holds no %q: the contract is not the one this test reads", want)
+		}
+	}
+	for k := range kinds {
+		if !knownChange[k] {
+			t.Errorf("DuckLake writes change kind %q, which moraine does not know", k)
+		}
+		// Classified: a race between two entries of the kind on one table
+		// is decided by the rules, not refused as unknown.
+		one := changeSet{Snapshot: 1, Changes: []change{{Kind: k, ID: 7}}}
+		if strings.Contains(classify(one, one, func(SchemaID) (string, bool) { return "main", true }), "unknown") {
+			t.Errorf("change kind %q is classified as unknown", k)
+		}
 	}
 }

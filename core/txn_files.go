@@ -256,7 +256,7 @@ func (t *Transaction) noteStatsOnlyChanges() {
 		data := false
 		for _, c := range t.changes {
 			switch c.Kind {
-			case chInsertedInto, chDeletedFrom, chCompacted, chMergeAdjacent, chRewriteDelete, chFlushedInlined, chAlteredTable, chCreatedTable, chDroppedTable:
+			case chInsertedInto, chDeletedFrom, chCompacted, chMergeAdjacent, chRewriteDelete, chFlushedInlined, chInlinedInsert, chInlinedDelete, chAlteredTable, chCreatedTable, chDroppedTable:
 				data = data || c.ID == uint64(table)
 			}
 		}

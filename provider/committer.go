@@ -13,9 +13,38 @@ import (
 	"github.com/moraine-go/moraine/core/slate"
 )
 
-// raceAttempts bounds how often one Offer or Adopt writes its slot when the
-// store leaves the outcome unclear and the read-back finds the slot empty.
-const raceAttempts = 3
+// writeSlot writes a slot once (create-if-absent) and sorts the result:
+// nil (written), objstore.ErrExists (taken), a definite failure (nothing
+// written: a *core.Error of kind Store or the context's), or ambiguous
+// (true with the cause: the slot's content decides). Retrying transient
+// failures is the transport's (objstore.WithRetry, in front of every store
+// core hands a provider), never this package's: see the package doc, "One
+// retry policy".
+func (l *logState) writeSlot(ctx context.Context, k uint64, data []byte) (ambiguous bool, err error) {
+	_, err = l.store.PutIfAbsent(ctx, l.slotKey(k), data)
+	switch {
+	case err == nil, errors.Is(err, objstore.ErrExists):
+		return false, err
+	case ctx.Err() != nil:
+		return false, outcomeUnknown(err, "the write of slot %d was interrupted; it may or may not have landed", k)
+	case definite(err):
+		return false, &core.Error{Kind: core.Store, Msg: fmt.Sprintf("writing slot %d failed; nothing was written", k), Err: err}
+	}
+	return true, err
+}
+
+// definite reports a store failure that says the write did not happen: an
+// access denied, an invalid request, a precondition or a missing object.
+// Transient failures, ErrOutcomeUnknown and errors that are not the
+// store's own are ambiguous.
+func definite(err error) bool {
+	for _, kind := range []error{objstore.ErrAccessDenied, objstore.ErrInvalid, objstore.ErrPrecondition, objstore.ErrNotFound} {
+		if errors.Is(err, kind) && !objstore.IsTransient(err) && !errors.Is(err, objstore.ErrOutcomeUnknown) {
+			return true
+		}
+	}
+	return false
+}
 
 // Committer races batches into slots (core.Committer). It is safe for
 // concurrent use. It keeps no connection and no timer: an idle committer
@@ -93,35 +122,29 @@ func (c *Committer) Adopt(ctx context.Context, base core.LogBase, stamp core.Log
 		return core.LogBase{}, core.LogBatch{}, false, invalidf("adoption base %+v: %v", base, err)
 	}
 	data := encodeSlot(stamp, &base)
-	var lastErr error
 	// Nothing can race slot 1 before slot 0 exists: nothing above slot 0
-	// existed when the first attempt started.
+	// existed when the write started.
 	started := time.Now()
-	for attempt := 0; attempt < raceAttempts; attempt++ {
-		_, err := l.store.PutIfAbsent(ctx, l.slotKey(0), data)
-		switch {
-		case err == nil:
-			return c.adoptWon(ctx, base, stamp, started)
-		case errors.Is(err, objstore.ErrExists):
-			return c.adoptLost(ctx, nil)
-		case ctx.Err() != nil:
-			return core.LogBase{}, core.LogBatch{}, false, outcomeUnknown(err, "adoption: the write of slot 0 was interrupted; it may or may not have landed")
-		}
-		// Ambiguous: slot 0's content decides.
-		lastErr = err
-		got, gerr := l.fetch(ctx, []uint64{0})
-		if gerr != nil {
-			return core.LogBase{}, core.LogBatch{}, false, outcomeUnknown(errors.Join(err, gerr), "adoption: the write of slot 0 may or may not have landed, and reading it back failed")
-		}
-		if !got[0].found {
-			continue // not landed: race again
-		}
-		if got[0].batch.TxnID == stamp.TxnID {
-			return c.adoptWon(ctx, base, stamp, started)
-		}
-		return c.adoptLost(ctx, &got[0])
+	ambiguous, err := l.writeSlot(ctx, 0, data)
+	switch {
+	case err == nil:
+		return c.adoptWon(ctx, base, stamp, started)
+	case errors.Is(err, objstore.ErrExists):
+		return c.adoptLost(ctx, nil)
+	case !ambiguous:
+		return core.LogBase{}, core.LogBatch{}, false, err
 	}
-	return core.LogBase{}, core.LogBatch{}, false, outcomeUnknown(lastErr, "adoption: slot 0 could not be written in %d attempts and was absent each time; a late write may still land", raceAttempts)
+	// Ambiguous: slot 0's content decides.
+	got, gerr := l.fetch(ctx, []uint64{0})
+	switch {
+	case gerr != nil:
+		return core.LogBase{}, core.LogBatch{}, false, outcomeUnknown(errors.Join(err, gerr), "adoption: the write of slot 0 may or may not have landed, and reading it back failed")
+	case !got[0].found:
+		return core.LogBase{}, core.LogBatch{}, false, outcomeUnknown(err, "adoption: the write of slot 0 failed and slot 0 is absent; a late write may still land")
+	case got[0].batch.TxnID == stamp.TxnID:
+		return c.adoptWon(ctx, base, stamp, started)
+	}
+	return c.adoptLost(ctx, &got[0])
 }
 
 // adoptWon completes a won slot 0: the base copy, unless one already names
@@ -198,59 +221,52 @@ func (c *Committer) Offer(ctx context.Context, batch core.LogBatch) (core.OfferR
 		return core.OfferResult{}, coreErr(err, "offering slot %d", k)
 	}
 	data := encodeSlot(batch, nil)
-	var lastErr error
-	for attempt := 0; attempt < raceAttempts; attempt++ {
-		// Only race k while k-1 is the tail, seen recently enough that a
-		// slot k taken since cannot have been truncated yet.
-		hi, hiOK, seen := l.known()
+	// Only race k while k-1 is the tail, seen recently enough that a slot k
+	// taken since cannot have been truncated yet.
+	hi, hiOK, seen := l.known()
+	switch {
+	case hiOK && hi >= k:
+		return c.lost(ctx, k)
+	case hiOK && hi == k-1 && l.fresh(seen):
+	default:
+		t, ok, err := l.tail(ctx)
+		if err != nil {
+			return core.OfferResult{}, coreErr(err, "offering slot %d: finding the tail", k)
+		}
 		switch {
-		case hiOK && hi >= k:
+		case ok && t >= k:
 			return c.lost(ctx, k)
-		case hiOK && hi == k-1 && l.fresh(seen):
-		default:
-			t, ok, err := l.tail(ctx)
-			if err != nil {
-				return core.OfferResult{}, coreErr(err, "offering slot %d: finding the tail", k)
+		case !ok || t < k-1:
+			tail := "none"
+			if ok {
+				tail = fmt.Sprint(t)
 			}
-			switch {
-			case ok && t >= k:
-				return c.lost(ctx, k)
-			case !ok || t < k-1:
-				tail := "none"
-				if ok {
-					tail = fmt.Sprint(t)
-				}
-				return core.OfferResult{}, invalidf("slot %d is past the log's tail (%s) + 1: racing it would leave a hole", k, tail)
-			}
-			_, _, seen = l.known()
+			return core.OfferResult{}, invalidf("slot %d is past the log's tail (%s) + 1: racing it would leave a hole", k, tail)
 		}
-		_, err := l.store.PutIfAbsent(ctx, l.slotKey(k), data)
-		switch {
-		case err == nil:
-			return c.won(ctx, batch, seen)
-		case errors.Is(err, objstore.ErrExists):
-			l.observePresent(k)
-			return c.lost(ctx, k)
-		case ctx.Err() != nil:
-			return core.OfferResult{}, outcomeUnknown(err, "the write of slot %d was interrupted; it may or may not have landed", k)
-		}
-		// Ambiguous (a lost ack, a timeout, ErrOutcomeUnknown from the
-		// retrying transport): slot k's content decides.
-		lastErr = err
-		got, gerr := l.fetch(ctx, []uint64{k})
-		if gerr != nil {
-			return core.OfferResult{}, outcomeUnknown(errors.Join(err, gerr), "the write of slot %d may or may not have landed, and reading it back failed", k)
-		}
-		switch {
-		case !got[0].found:
-			continue // not landed: race again
-		case got[0].batch.TxnID == batch.TxnID:
-			return c.won(ctx, batch, seen)
-		default:
-			return c.lost(ctx, k)
-		}
+		_, _, seen = l.known()
 	}
-	return core.OfferResult{}, outcomeUnknown(lastErr, "slot %d could not be written in %d attempts and was absent each time; a late write may still land", k, raceAttempts)
+	ambiguous, err := l.writeSlot(ctx, k, data)
+	switch {
+	case err == nil:
+		return c.won(ctx, batch, seen)
+	case errors.Is(err, objstore.ErrExists):
+		l.observePresent(k)
+		return c.lost(ctx, k)
+	case !ambiguous:
+		return core.OfferResult{}, err
+	}
+	// Ambiguous (a lost acknowledgement, a timeout, the transport's
+	// ErrOutcomeUnknown): slot k's content decides.
+	got, gerr := l.fetch(ctx, []uint64{k})
+	switch {
+	case gerr != nil:
+		return core.OfferResult{}, outcomeUnknown(errors.Join(err, gerr), "the write of slot %d may or may not have landed, and reading it back failed", k)
+	case !got[0].found:
+		return core.OfferResult{}, outcomeUnknown(err, "the write of slot %d failed and slot %d is absent; a late write may still land", k, k)
+	case got[0].batch.TxnID == batch.TxnID:
+		return c.won(ctx, batch, seen)
+	}
+	return c.lost(ctx, k)
 }
 
 // won completes a won slot k = batch.Slot, raced when k-1 was seen as the

@@ -255,79 +255,90 @@ func TestAmbiguousWrites(t *testing.T) {
 			}
 		}
 	})
-	t.Run("absent on read-back: raced again and won", func(t *testing.T) {
+	t.Run("absent on read-back: outcome unknown, written once", func(t *testing.T) {
 		mem := objstore.NewMemory(0)
 		adopt(t, New(testOpts()), mem, "", testBase, 2)
 		faulty := objstore.NewFaulty(mem)
 		puts := &putLog{Store: faulty}
 		c := New(testOpts()).Committer(puts, "").(*Committer)
-		// The first write of slot 3 fails without landing: ambiguous to the
-		// committer, which reads slot 3 back, finds it absent, and races
-		// again.
+		// The write of slot 3 fails transiently without landing, on a store
+		// without the retrying transport: the committer reads slot 3 back,
+		// finds it absent, and says it cannot know; it does not write again
+		// (retrying is the transport's).
 		faulty.FailNth(objstore.OpPutIfAbsent, 1)
-		b := batchFor(3)
-		res, err := c.Offer(bg, b)
-		if err != nil || !res.Won {
-			t.Fatalf("won %v err %v landed %+v", res.Won, err, res.Landed)
-		}
-		if faulty.Injected() != 1 {
-			t.Fatalf("%d faults injected, want 1", faulty.Injected())
+		_, err := c.Offer(bg, batchFor(3))
+		if !errors.Is(err, core.OutcomeUnknown) || !strings.Contains(err.Error(), "absent") {
+			t.Fatalf("err %v, want OutcomeUnknown for an absent slot", err)
 		}
 		slot3 := "00000000000000000003"
-		if got := puts.puts(); fmt.Sprint(got) != fmt.Sprint([]string{slot3, slot3}) {
-			t.Fatalf("put-if-absent calls %v, want slot 3 twice (the failed write and the race again)", got)
+		if got := puts.puts(); fmt.Sprint(got) != fmt.Sprint([]string{slot3}) {
+			t.Fatalf("put-if-absent calls %v, want slot 3 once", got)
 		}
 		if got := puts.gets(); !slices.ContainsFunc(got, func(k string) bool { return strings.HasSuffix(k, slot3) }) {
 			t.Fatalf("gets %v: slot 3 was never read back", got)
 		}
-		got, err := New(testOpts()).Committer(mem, "").Read(bg, 3, 3)
-		if err != nil || len(got) != 1 || got[0].TxnID != b.TxnID {
-			t.Fatalf("slot 3 holds %+v (%v), want our txn %s", got, err, b.TxnID)
-		}
-		if s := slotsIn(t, mem, ""); fmt.Sprint(s) != fmt.Sprint(span(0, 3)) {
+		if s := slotsIn(t, mem, ""); fmt.Sprint(s) != fmt.Sprint(span(0, 2)) {
 			t.Fatalf("slots %v", s)
 		}
-		// The next offer knows slot 3 is ours: it races slot 4 at once.
-		mustWin(t, c, batchFor(4))
+		// Nothing is wrong with the committer afterwards: the next offer of
+		// the same slot wins.
+		mustWin(t, c, batchFor(3))
 	})
-	t.Run("absent on every read-back", func(t *testing.T) {
+	t.Run("one retry policy: the transport's tries, no more", func(t *testing.T) {
 		mem := objstore.NewMemory(0)
 		adopt(t, New(testOpts()), mem, "", testBase, 1)
 		puts := &putLog{Store: mem, fail: true}
-		c := New(testOpts()).Committer(puts, "").(*Committer)
+		o := fast
+		o.MaxAttempts = 8
+		c := New(testOpts()).Committer(objstore.WithRetry(puts, o), "").(*Committer)
 		_, err := c.Offer(bg, batchFor(2))
-		if !errors.Is(err, core.OutcomeUnknown) || !strings.Contains(err.Error(), "absent each time") {
-			t.Fatalf("err %v, want OutcomeUnknown after %d absent read-backs", err, raceAttempts)
+		if !errors.Is(err, core.OutcomeUnknown) {
+			t.Fatalf("err %v, want OutcomeUnknown after the transport's tries", err)
 		}
-		if n := len(puts.puts()); n != raceAttempts {
-			t.Fatalf("%d writes of slot 2, want %d", n, raceAttempts)
+		// 8 tries of the transport, not 8 for each of several races.
+		if n := len(puts.puts()); n != o.MaxAttempts {
+			t.Fatalf("%d writes of slot 2, want the transport's %d", n, o.MaxAttempts)
 		}
 		if s := slotsIn(t, mem, ""); fmt.Sprint(s) != fmt.Sprint(span(0, 1)) {
 			t.Fatalf("slots %v", s)
 		}
 	})
-	t.Run("adoption: absent on read-back, raced again and won", func(t *testing.T) {
+	t.Run("a definite failure is no ambiguity", func(t *testing.T) {
+		for _, kind := range []error{objstore.ErrAccessDenied, objstore.ErrInvalid} {
+			mem := objstore.NewMemory(0)
+			adopt(t, New(testOpts()), mem, "", testBase, 1)
+			puts := &putLog{Store: mem, failWith: kind}
+			c := New(testOpts()).Committer(objstore.WithRetry(puts, fast), "").(*Committer)
+			_, err := c.Offer(bg, batchFor(2))
+			if core.KindOf(err) != core.Store || errors.Is(err, core.OutcomeUnknown) || !strings.Contains(err.Error(), "nothing was written") {
+				t.Fatalf("%v: err %v (kind %v), want a definite Store failure", kind, err, core.KindOf(err))
+			}
+			if n := len(puts.puts()); n != 1 {
+				t.Fatalf("%v: %d writes of slot 2, want 1 (a definite failure is not retried)", kind, n)
+			}
+			if got := puts.gets(); slices.ContainsFunc(got, func(k string) bool { return strings.HasSuffix(k, "00000000000000000002") }) {
+				t.Fatalf("%v: slot 2 was read back after a definite failure: %v", kind, got)
+			}
+			_, _, won, err := New(testOpts()).Committer(&putLog{Store: objstore.NewMemory(0), failWith: kind}, "").Adopt(bg, testBase, stamp())
+			if won || core.KindOf(err) != core.Store {
+				t.Fatalf("%v: adopt: won %v err %v, want a definite Store failure", kind, won, err)
+			}
+		}
+	})
+	t.Run("adoption: absent on read-back, outcome unknown", func(t *testing.T) {
 		mem := objstore.NewMemory(0)
 		faulty := objstore.NewFaulty(mem)
 		puts := &putLog{Store: faulty}
 		faulty.FailNth(objstore.OpPutIfAbsent, 1)
-		s := stamp()
-		held, hs, won, err := New(testOpts()).Committer(puts, "").Adopt(bg, testBase, s)
-		if err != nil || !won || held != testBase || hs.TxnID != s.TxnID {
-			t.Fatalf("adopt: held %+v stamp %s won %v err %v", held, hs.TxnID, won, err)
+		_, _, won, err := New(testOpts()).Committer(puts, "").Adopt(bg, testBase, stamp())
+		if won || !errors.Is(err, core.OutcomeUnknown) {
+			t.Fatalf("adopt: won %v err %v, want OutcomeUnknown", won, err)
 		}
-		slot0 := "00000000000000000000"
-		var slot0Puts int
-		for _, k := range puts.puts() {
-			if strings.HasSuffix(k, slot0) {
-				slot0Puts++
-			}
+		if n := len(puts.puts()); n != 1 {
+			t.Fatalf("put-if-absent calls %v, want slot 0 once", puts.puts())
 		}
-		if slot0Puts != 2 {
-			t.Fatalf("put-if-absent calls %v, want slot 0 twice", puts.puts())
-		}
-		if got, ok, err := New(testOpts()).Committer(mem, "").Base(bg); err != nil || !ok || got != testBase {
-			t.Fatalf("base after adoption: %+v %v %v", got, ok, err)
+		if _, ok, err := New(testOpts()).Committer(mem, "").Base(bg); err != nil || ok {
+			t.Fatalf("a base after a failed adoption: %v %v", ok, err)
 		}
 	})
 	t.Run("unresolvable", func(t *testing.T) {
@@ -686,7 +697,8 @@ func TestZombieAdoption(t *testing.T) {
 // fail, every put-if-absent fails transiently without landing.
 type putLog struct {
 	objstore.Store
-	fail bool
+	fail     bool  // every put-if-absent fails transiently
+	failWith error // every put-if-absent fails with this kind (when set)
 	mu   sync.Mutex
 	put  []string
 	get  []string
@@ -698,6 +710,9 @@ func (p *putLog) PutIfAbsent(ctx context.Context, key string, data []byte) (stri
 	p.mu.Unlock()
 	if p.fail {
 		return "", &objstore.Error{Op: "put-if-absent", Key: key, Kind: objstore.ErrTransient, Msg: "test: write not landed"}
+	}
+	if p.failWith != nil {
+		return "", &objstore.Error{Op: "put-if-absent", Key: key, Kind: p.failWith, Msg: "test: refused"}
 	}
 	return p.Store.PutIfAbsent(ctx, key, data)
 }

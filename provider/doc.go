@@ -103,12 +103,25 @@
 // landed): the catalog's contention policy looks before it offers a slot a
 // peer's turn is likely to have taken.
 //
-// An ambiguous write (the retrying transport's ErrOutcomeUnknown, a
-// transient error, a lost acknowledgement) is resolved by reading slot k
-// back: our txn id means won, another's means lost, absent means the write
-// did not land, and the committer races again (at most three times; a write
-// still absent after that may yet land late, so the answer is
-// core.OutcomeUnknown, as it is when the read-back fails).
+// # One retry policy
+//
+// A committer writes a slot once per Offer (and slot 0 once per Adopt).
+// Retrying a transient failure is the transport's alone: core puts
+// objstore.WithRetry in front of every store it hands a provider (at most
+// RetryOptions.MaxAttempts tries, 8 by default, with full-jitter backoff
+// from 10 ms up to 1 s; a try that failed transiently and a later ErrExists
+// are resolved there by reading the object back). What reaches the
+// committer is then one of three:
+//
+//   - ErrExists: the race is lost.
+//   - A definite failure (access denied, an invalid request, a missing
+//     bucket): nothing was written; the error is core.Store.
+//   - An ambiguous one (the transport's ErrOutcomeUnknown after its tries, a
+//     transient error from a store without the transport, a lost
+//     acknowledgement, an error that is not the store's own): slot k is read
+//     back once. Our txn id means won, another's means lost; absent, or a
+//     failed read, is core.OutcomeUnknown (the write may still land late),
+//     never a second write.
 //
 // A create-if-absent on a slot that was taken, folded and truncated would
 // succeed again, below the floor (a "zombie"). That cannot happen while the

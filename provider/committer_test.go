@@ -699,9 +699,9 @@ type putLog struct {
 	objstore.Store
 	fail     bool  // every put-if-absent fails transiently
 	failWith error // every put-if-absent fails with this kind (when set)
-	mu   sync.Mutex
-	put  []string
-	get  []string
+	mu       sync.Mutex
+	put      []string
+	get      []string
 }
 
 func (p *putLog) PutIfAbsent(ctx context.Context, key string, data []byte) (string, error) {

@@ -73,13 +73,22 @@ type Catalog struct {
 	// exclusively while it rewrites the format record.
 	fmtMu sync.RWMutex
 
-	mu       sync.Mutex
-	closed   bool
-	empty    bool         // opened with LeaveEmpty on an empty store: no lake
-	headView *CatalogView // the head state: folded forward by commits (read-write), cached by stamp (read-only)
-	queue    []*commitReq
-	leading  bool
-	leaderW  sync.WaitGroup
+	mu     sync.Mutex
+	closed bool
+	empty  bool // opened with LeaveEmpty on an empty store: no lake
+	// headView is the head state: folded forward by commits (read-write),
+	// cached by stamp (read-only). setHeadView is its only writer.
+	headView *CatalogView
+	// headFloor is the BatchSeq below which no view may be cached: a
+	// commit whose outcome is unknown raises it to the head it would have
+	// made (see setHeadView).
+	headFloor uint64
+	// afterLandForTest, when set, runs after a grouped commit landed and
+	// before it caches its view (a test interleaves another commit there).
+	afterLandForTest func()
+	queue            []*commitReq
+	leading          bool
+	leaderW          sync.WaitGroup
 }
 
 // Open opens the catalog at opts.Path in store for reading and writing,
@@ -162,7 +171,7 @@ func openWriter(ctx context.Context, store objstore.Store, opts CatalogOptions) 
 		db.Close(ctx)
 		return nil, err
 	}
-	c.headView = hv
+	c.setHeadView(hv, Head{})
 	return c, nil
 }
 
@@ -347,11 +356,7 @@ func (c *Catalog) View(ctx context.Context) (*CatalogView, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.mu.Lock()
-		if c.headView == nil {
-			c.headView = s
-		}
-		c.mu.Unlock()
+		c.setHeadView(s, Head{})
 		return s, nil
 	}
 	if c.clog != nil && c.clog.committer != nil {
@@ -388,9 +393,7 @@ func (c *Catalog) stableLoad(ctx context.Context, at *SnapshotID) (*CatalogView,
 		}
 		if at == nil {
 			s.head = head
-			c.mu.Lock()
-			c.headView = s
-			c.mu.Unlock()
+			c.setHeadView(s, Head{})
 		}
 		out = s
 		return nil
@@ -441,7 +444,7 @@ func (c *Catalog) Refresh(ctx context.Context) error {
 	}
 	if c.Role() == RoleHolder {
 		c.clog.foldPeers(ctx) // fold what peers landed
-		c.dropHeadView()
+		c.setHeadView(nil, Head{})
 	}
 	if c.reader == nil {
 		return nil // a single writer is always current

@@ -157,20 +157,20 @@ func (c *Catalog) offerClaim(ctx context.Context, claim *slotClaim) (Head, bool,
 	b := &preparedBatch{prepared: head, newHead: Head{SnapshotID: head.SnapshotID, BatchSeq: head.BatchSeq + 1}, claim: claim}
 	lost, err := sess.land(ctx, b)
 	if err != nil {
-		c.dropHeadView()
+		c.setHeadView(nil, b.newHead) // it may have landed
 		return Head{}, false, err
 	}
 	if lost != nil {
-		c.setHeadView(lost.view)
+		c.setHeadView(lost.view, Head{})
 		return head, false, nil
 	}
 	// The claim changed nothing but the head: the view cached at the head
 	// it was prepared against serves the new one.
 	c.mu.Lock()
 	if hv := c.headView; hv != nil && hv.head == head {
-		c.headView = hv.restamped(b.newHead)
+		c.setHeadViewLocked(hv.restamped(b.newHead), Head{})
 	} else {
-		c.headView = nil
+		c.setHeadViewLocked(nil, b.newHead)
 	}
 	c.mu.Unlock()
 	return b.newHead, true, nil

@@ -217,17 +217,18 @@ func (c *Catalog) tryBatch(ctx context.Context, reqs []*commitReq) ([]*commitReq
 	}
 	lost, err := sess.land(ctx, b)
 	if err != nil {
-		c.dropHeadView()
+		c.setHeadView(nil, b.newHead) // it may have landed
 		return nil, err
 	}
 	if lost != nil {
-		c.setHeadView(lost.view) // nil: the retry loads
+		c.setHeadView(lost.view, Head{}) // nil: the retry loads
 		return c.classifyMembers(members, lost), nil
 	}
 	fold.head = b.newHead
-	c.mu.Lock()
-	c.headView = fold
-	c.mu.Unlock()
+	if c.afterLandForTest != nil {
+		c.afterLandForTest()
+	}
+	c.setHeadView(fold, Head{})
 	deliver()
 	return nil, nil
 }
@@ -259,13 +260,39 @@ func (c *Catalog) baseFor(ctx context.Context, kv kvReader, head Head) (*Catalog
 	return s, nil
 }
 
-func (c *Catalog) dropHeadView() { c.setHeadView(nil) }
-
-// setHeadView caches v as the materialized head (nil: none).
-func (c *Catalog) setHeadView(v *CatalogView) {
+// setHeadView is the only writer of the cached head view (Catalog.headView)
+// and never moves it backwards. v is cached when its head is at or past
+// the floor and not older than the cached view's (heads are ordered by
+// BatchSeq: every landed batch increments it); nil drops the cache. A
+// non-zero floor raises the floor to floor's BatchSeq: a commit that may
+// or may not have landed drops the cache with the head it would have made,
+// so that no older view (a concurrent commit's that landed before it,
+// caching late; a load read before it) is cached until one at or past
+// that head is.
+//
+// Views arrive from every path that learns the head: the open, a load by
+// View or by a reader's poll, a grouped or explicit commit that landed, a
+// claim, the advance over the slots a lost race read. Two of them can
+// finish in either order (a grouped commit's leader and an explicit
+// commit of the same handle); the order of their heads, not of their
+// arrivals, decides.
+func (c *Catalog) setHeadView(v *CatalogView, floor Head) {
 	c.mu.Lock()
-	c.headView = v
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	c.setHeadViewLocked(v, floor)
+}
+
+// setHeadViewLocked is setHeadView for a caller holding c.mu.
+func (c *Catalog) setHeadViewLocked(v *CatalogView, floor Head) {
+	c.headFloor = max(c.headFloor, floor.BatchSeq)
+	switch {
+	case v == nil:
+		c.headView = nil
+	case v.head.BatchSeq < c.headFloor:
+	case c.headView != nil && v.head.BatchSeq < c.headView.head.BatchSeq:
+	default:
+		c.headView = v
+	}
 }
 
 // classifyMembers decides, for every member of a batch that lost the head
@@ -421,12 +448,12 @@ func (t *Transaction) Commit(ctx context.Context) (SnapshotID, error) {
 	lost, err := t.sess.land(ctx, b)
 	if err != nil {
 		if !ClaimRefused(err) { // a peer's claim (claim.go) left the head as it was
-			c.dropHeadView()
+			c.setHeadView(nil, b.newHead) // it may have landed
 		}
 		return 0, err
 	}
 	if lost != nil {
-		c.setHeadView(lost.view) // the next transaction's base, when advanced (nil: it loads)
+		c.setHeadView(lost.view, Head{}) // the next transaction's base, when advanced (nil: it loads)
 		if genesis {
 			return 0, errorf(CommitConflict, "conflict: another open created a lake in this store first; read it again and retry")
 		}
@@ -449,18 +476,14 @@ func (t *Transaction) Commit(ctx context.Context) (SnapshotID, error) {
 		if c.clog == nil {
 			c.format = currentFormat()
 		}
-		c.headView = nil
+		c.setHeadViewLocked(nil, newHead)
 		c.mu.Unlock()
 		return newHead.SnapshotID, nil
 	}
+	// The batch landed on t.head, so t.next, t's base with t's changes, is
+	// the catalog at the new head whatever the cache held.
 	t.next.head = b.newHead
-	c.mu.Lock()
-	if c.headView != nil && c.headView.head == t.head {
-		c.headView = t.next
-	} else {
-		c.headView = nil
-	}
-	c.mu.Unlock()
+	c.setHeadView(t.next, Head{})
 	return b.newHead.SnapshotID, nil
 }
 

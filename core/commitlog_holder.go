@@ -113,7 +113,7 @@ func (l *logState) setHeld(db *slate.DB, role Role) *slate.DB {
 	c.mu.Lock()
 	prev := c.db
 	c.db = db
-	c.headView = nil
+	c.setHeadViewLocked(nil, Head{})
 	c.mu.Unlock()
 	l.mu.Lock()
 	l.role = role

@@ -49,13 +49,15 @@ extern "C" {
 #define MORAINE_STORE 6            /* IOException (also configuration errors) */
 #define MORAINE_INVALID_ARGUMENT 7 /* InvalidInputException (bad arguments, bad attach options) */
 #define MORAINE_INTERNAL 8         /* InternalException (a caught panic, a bug) */
-#define MORAINE_INTERRUPTED 9      /* InterruptException (also: a commit whose outcome is unknown) */
+#define MORAINE_INTERRUPTED 9      /* InterruptException */
 #define MORAINE_RETRY_EXHAUSTED 10 /* TransactionException */
 #define MORAINE_FENCED 11          /* IOException (another read-write attach took the lake) */
 #define MORAINE_MIGRATION 12       /* IOException (the store's format needs a migration or a newer moraine) */
 #define MORAINE_SNAPSHOT_EXPIRED 13 /* CatalogException */
 #define MORAINE_UNSUPPORTED 14     /* NotImplementedException */
 #define MORAINE_OPEN_RACED 15      /* IOException (attach again) */
+#define MORAINE_OUTCOME_UNKNOWN 16 /* IOException (a commit that may or may not have landed: check the lake's
+                                    * snapshots before running it again; never a conflict DuckLake retries) */
 
 /* An error: code and message. The message is owned by the library until
  * moraine_error_free. */

@@ -42,7 +42,10 @@ type Committer interface {
 // fresh read of the catalog serves, so it can be served without one). A
 // head that moved since is core.CommitConflict (its message contains
 // "conflict", which DuckLake retries on). Changes that write nothing commit
-// nothing and return the pinned view. On an error nothing is written.
+// nothing and return the pinned view. On an error nothing is written, except
+// for core.OutcomeUnknown (the commit may have landed). A commit that landed
+// returns no error, even when the view it leaves cannot be built: the view
+// is nil then, and the caller reads the catalog again.
 func Commit(ctx context.Context, cat Committer, c *Changes) (*View, error) {
 	if c == nil {
 		return nil, nil
@@ -61,7 +64,11 @@ func Commit(ctx context.Context, cat Committer, c *Changes) (*View, error) {
 	if _, err := tx.Commit(ctx); err != nil {
 		return nil, err
 	}
-	return c.committed(tx.Landed())
+	v, err := c.committed(tx.Landed())
+	if err != nil {
+		return nil, nil // landed: the next read builds the view from the catalog
+	}
+	return v, nil
 }
 
 // committed is the view the changes leave at head: every table the

@@ -28,6 +28,7 @@ void ThrowMoraineError(int32_t code, const string &message) {
 	case MORAINE_FENCED:
 	case MORAINE_MIGRATION:
 	case MORAINE_OPEN_RACED:
+	case MORAINE_OUTCOME_UNKNOWN:
 		throw IOException(message);
 	case MORAINE_INVALID_ARGUMENT:
 		throw InvalidInputException(message);

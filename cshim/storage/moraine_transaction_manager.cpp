@@ -19,8 +19,9 @@ Transaction &MoraineTransactionManager::StartTransaction(ClientContext &context)
 ErrorData MoraineTransactionManager::CommitTransaction(ClientContext &context, Transaction &transaction) {
 	auto &txn = transaction.Cast<MoraineTransaction>();
 	// The change set goes to Go as one commit. DuckDB does not roll back a
-	// transaction whose commit failed: end it here either way (a failed
-	// commit wrote nothing).
+	// transaction whose commit failed: end it here either way. A failed
+	// commit wrote nothing, except one failing with MORAINE_OUTCOME_UNKNOWN,
+	// which may have landed (its message says how to check).
 	ErrorData error;
 	try {
 		error = txn.Commit();

@@ -34,6 +34,7 @@ const (
 	SnapshotExpired Code = 13
 	Unsupported     Code = 14
 	OpenRaced       Code = 15
+	OutcomeUnknown  Code = 16
 )
 
 var names = [...]string{
@@ -41,6 +42,7 @@ var names = [...]string{
 	CommitConflict: "COMMIT_CONFLICT", Corruption: "CORRUPTION", Store: "STORE", InvalidArgument: "INVALID_ARGUMENT",
 	Internal: "INTERNAL", Interrupted: "INTERRUPTED", RetryExhausted: "RETRY_EXHAUSTED", Fenced: "FENCED",
 	Migration: "MIGRATION", SnapshotExpired: "SNAPSHOT_EXPIRED", Unsupported: "UNSUPPORTED", OpenRaced: "OPEN_RACED",
+	OutcomeUnknown: "OUTCOME_UNKNOWN",
 }
 
 // String is the code's name as moraine.h spells it without the MORAINE_
@@ -53,8 +55,10 @@ func (c Code) String() string {
 }
 
 // fromKind maps each core kind to its code. Configuration has no code of
-// its own (STORE, as in the original); an outcome-unknown commit is
-// INTERRUPTED (re-resolve the head before retrying).
+// its own (STORE, as in the original); a commit whose outcome is unknown
+// has its own (OUTCOME_UNKNOWN: it may have landed, so it is neither an
+// interrupt, after which a user re-runs the statement, nor a conflict,
+// which DuckLake retries).
 var fromKind = map[core.Kind]Code{
 	core.Internal:        Internal,
 	core.NotFound:        NotFound,
@@ -72,7 +76,7 @@ var fromKind = map[core.Kind]Code{
 	core.Unsupported:     Unsupported,
 	core.OpenRaced:       OpenRaced,
 	core.Configuration:   Store,
-	core.OutcomeUnknown:  Interrupted,
+	core.OutcomeUnknown:  OutcomeUnknown,
 }
 
 // Of returns err's code: OK for nil, the mapping of its core kind, STORE

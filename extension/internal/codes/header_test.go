@@ -93,7 +93,7 @@ func TestHeaderMatchesCodes(t *testing.T) {
 	}
 	// The section is not trivially empty and pins the values named in
 	// reference-moraine §6.4 (TestPinnedValues pins the Go side).
-	if header["MORAINE_OK"] != 0 || header["MORAINE_INTERNAL"] != 8 || header["MORAINE_OPEN_RACED"] != 15 || len(header) != 16 {
+	if header["MORAINE_OK"] != 0 || header["MORAINE_INTERNAL"] != 8 || header["MORAINE_OPEN_RACED"] != 15 || header["MORAINE_OUTCOME_UNKNOWN"] != 16 || len(header) != 17 {
 		t.Errorf("moraine.h error codes: %v", header)
 	}
 }

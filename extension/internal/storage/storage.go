@@ -296,6 +296,13 @@ func (t *Txn) Commit(ctx context.Context) error {
 	t.mu.Unlock()
 	v, err := ducklake.Commit(ctx, t.lake.cat, t.changes)
 	if err != nil {
+		if core.KindOf(err) == core.OutcomeUnknown {
+			// Not a conflict (DuckLake would retry it) nor an interrupt
+			// (a user would re-run it): it may have landed.
+			return &core.Error{Kind: core.OutcomeUnknown, Err: err, Msg: "COMMIT: the commit may or may not have landed " +
+				"(the store did not confirm it); before running it again, check whether it did: DuckLake's snapshot list " +
+				"(FROM <lake>.snapshots()), or head_snapshot of moraine_info('<metadata database>')"}
+		}
 		if core.KindOf(err) == core.CommitConflict {
 			t.lake.conflicts.Add(1)
 		}

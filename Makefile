@@ -46,7 +46,7 @@ TESTFLAGS ?=
 # Go sources, minus testdata, hidden directories and build output.
 FIND_GO = find . -name '*.go' -not -path '*/testdata/*' -not -path './.*' -not -path './build/*' -print0
 
-.PHONY: all test test-go lint fmt vet help versitygw extension extension-libs extension-commitlog capi-check test-extension-host test-duckdb20
+.PHONY: all test test-go test-storage-versions lint fmt vet help versitygw extension extension-libs extension-commitlog capi-check test-extension-host test-duckdb20
 
 all: lint test
 
@@ -63,12 +63,27 @@ help:
 # MORAINE_EXTENSION_DIR points them at what it built (test/duckdb14 then uses
 # build/sqllogictest-v1.4.4 instead of building its own).
 test: export MORAINE_EXTENSION_DIR := $(BUILD_DIR)
-test: test-go test-extension-host test-duckdb20 test-sqllogictest test-duckdb14
+test: test-go test-storage-versions test-extension-host test-duckdb20 test-sqllogictest test-duckdb14
 
 test-go: extension versitygw
 	@mkdir -p build
 	set -o pipefail; MORAINE_EXTENSION_DIR=$(BUILD_DIR) MORAINE_COMMITLOG_EXTENSION_DIR=$(BUILD_DIR)/commitlog $(GO) test -race -count=1 -timeout $(TIMEOUT) -json $(TESTFLAGS) $(PKGS) \
 		| tee build/test-output.json | $(GO) run ./tools/testsummary
+
+# test/storage once more for every DuckDB release but v1.4.4 (test-go ran
+# the package on v1.4.4): the same tests on that release's extension,
+# DuckLake and both of its hosts (MORAINE_DUCKDB_VERSION). A release whose
+# DuckLake writes catalog spec 1.0 (duckdb-versions.txt's last column),
+# which moraine does not serve yet, runs the tests that need no DuckLake:
+# the install, load and read-only attach in both hosts ($(NO_DUCKLAKE_TESTS)).
+NO_DUCKLAKE_TESTS := TestInstallLoadAndAttachReadOnly
+test-storage-versions: extension versitygw
+	@set -e; for v in $(filter-out v1.4.4,$(DUCKDB_VERSIONS)); do \
+		run=""; [ "$$(awk -v v=$$v '$$1 == v {print $$5}' $(VERSIONS_FILE))" = 0.3 ] || run="-run $(NO_DUCKLAKE_TESTS)"; \
+		echo "test/storage on DuckDB $$v $$run"; \
+		MORAINE_DUCKDB_VERSION=$$v MORAINE_EXTENSION_DIR=$(BUILD_DIR) MORAINE_COMMITLOG_EXTENSION_DIR=$(BUILD_DIR)/commitlog \
+			$(GO) test -race -count=1 -timeout $(TIMEOUT) $(TESTFLAGS) $$run ./test/storage/; \
+	done
 
 # versitygw, the S3 server the S3 tests start, at the version .ci/run uses:
 # installed with go install when missing (tools/ensure-versitygw.sh). Not
@@ -130,15 +145,23 @@ CMAKE         ?= cmake
 BUILD_DIR     ?= $(CURDIR)/build
 EXT_BUILD_DIR := $(BUILD_DIR)/cmake
 
-extension: extension-libs extension-commitlog sqllogictest-v1.4.4 duckdb-shell-v1.4.4 official-v1.4.4
+extension: extension-libs extension-commitlog hosts
+
+# The DuckDB releases the storage extension and its test hosts are built
+# for: duckdb-versions.txt, one line each (CMake reads the same file).
+VERSIONS_FILE   := duckdb-versions.txt
+DUCKDB_VERSIONS := $(shell awk '!/^[[:space:]]*(\#|$$)/ {print $$1}' $(VERSIONS_FILE))
+# $(call version_field,<version>,<column>): a column of the version's line.
+version_field    = $(shell awk -v v=$(1) '$$1 == v {print $$$(2)}' $(VERSIONS_FILE))
+CMAKE_VERSIONS  := $(subst $(eval) ,;,$(DUCKDB_VERSIONS))
 
 extension-libs:
-	$(CMAKE) -S . -B $(EXT_BUILD_DIR) -DGO=$(GO) -DMORAINE_OUTPUT_DIR=$(BUILD_DIR) -DDUCKDB_SOURCE_DIR=$(DUCKDB_SRC)
+	$(CMAKE) -S . -B $(EXT_BUILD_DIR) -DGO=$(GO) -DMORAINE_OUTPUT_DIR=$(BUILD_DIR) "-DMORAINE_DUCKDB_VERSIONS=$(CMAKE_VERSIONS)"
 	$(CMAKE) --build $(EXT_BUILD_DIR) --parallel
 
 extension-commitlog:
 	$(CMAKE) -S . -B $(BUILD_DIR)/cmake-commitlog -DGO=$(GO) -DMORAINE_OUTPUT_DIR=$(BUILD_DIR)/commitlog -DMORAINE_GO_TAGS=commitlog \
-		-DMORAINE_STORAGE=ON -DMORAINE_STORAGE_NAME=moraine_commitlog -DMORAINE_STORAGE_REPOSITORY=$(BUILD_DIR)/repository -DDUCKDB_SOURCE_DIR=$(DUCKDB_SRC)
+		-DMORAINE_STORAGE=ON -DMORAINE_STORAGE_NAME=moraine_commitlog -DMORAINE_STORAGE_REPOSITORY=$(BUILD_DIR)/repository "-DMORAINE_DUCKDB_VERSIONS=$(CMAKE_VERSIONS)"
 	$(CMAKE) --build $(BUILD_DIR)/cmake-commitlog --parallel
 
 test-extension-host: extension
@@ -150,19 +173,29 @@ test-duckdb20: extension
 capi-check:
 	$(GO) run ./tools/capigen -check
 
-# DuckDB v1.4.4's C++ source (headers), from `npm pack duckdb@1.4.4`,
-# checked against a pinned SHA-512 and cached (cmake/duckdb_source.cmake).
-DUCKDB_SRC ?= $(BUILD_DIR)/duckdb-v1.4.4
-
-.PHONY: duckdb-source
-duckdb-source:
-	@$(CMAKE) -DOUT=$(DUCKDB_SRC) -P cmake/duckdb_source.cmake
-
-# --- sqllogictest on DuckDB v1.4.4 ------------------------------------------
-#   make sqllogictest-v1.4.4  build/sqllogictest-v1.4.4, the command that runs
-#                             sqllogictest files against DuckDB v1.4.4 with the
-#                             moraine extension and DuckLake (test/duckdb14;
-#                             README "sqllogictest-v1.4.4").
+# --- the test hosts, per DuckDB release -------------------------------------
+#   make hosts                every release's hosts (below).
+#   make duckdb-headers-<v>   DuckDB <v>'s C++ headers in build/duckdb-<v>
+#                             (cmake/duckdb_headers.cmake: npm or ../shared,
+#                             the hash pinned in duckdb-versions.txt).
+#   make sqllogictest-<v>     build/sqllogictest-<v>: runs sqllogictest files
+#                             against DuckDB <v> with the moraine extension
+#                             and DuckLake (test/duckdb14, README
+#                             "sqllogictest-v1.4.4"); --host official runs them
+#                             in build/sqllogictest-official-<v> instead.
+#   make duckdb-shell-<v>     build/duckdb-shell-<v>: a DuckDB <v> process Go
+#                             tests drive over a pipe (test/storage); with
+#                             --sql, a plain DuckDB <v> running a SQL script
+#                             from stdin (the README's DuckLake example).
+#   make official-<v>         DuckDB's official <v> build from npm
+#                             (tools/official-duckdb.sh, integrity pinned in
+#                             duckdb-versions.txt) into build/official/<v>; then
+#                             build/duckdb-official-<v> (duckdb-shell's interface
+#                             over that libduckdb.so opened with RTLD_LOCAL, as
+#                             Python, Node and Java open theirs) and
+#                             build/sqllogictest-official-<v>. For v1.4.4 also
+#                             the official Node client (@duckdb/node-api).
+#                             Needs npm and openssl.
 #   make test-sqllogictest    the runner module's own tests (internal/sqllogictest,
 #                             a module of its own, so not in ./...).
 #   make test-duckdb14        test/duckdb14's go test (DuckDB v1.4.4 engine).
@@ -172,42 +205,49 @@ duckdb-source:
 #                             (test/duckdb14/testdata/duckdb-sample.txt) through
 #                             the command, extracted into a temporary directory.
 #
-# test/duckdb14 compiles a C++ file against DuckDB's headers (DUCKDB_SRC).
+# The duckdb-go hosts are test/duckdb14 built with that release's duckdb-go
+# (go.mod for v1.4.4, go.<v>.mod for the others) and its headers.
 
-SLT14         := $(BUILD_DIR)/sqllogictest-v1.4.4
-SLT_PKG       := github.com/moraine-go/moraine/test/duckdb14/slt
-SLT14_CXXFLAGS = CGO_CXXFLAGS="-g -O2 -I$(DUCKDB_SRC)/src/include"
-DUCKDB        ?=
+SLT_PKG := github.com/moraine-go/moraine/test/duckdb14/slt
+DUCKDB  ?=
+# DuckDB v1.4.4's headers: what the test/duckdb14 module compiles against
+# by default (go vet, go test of the module).
+DUCKDB_SRC := $(BUILD_DIR)/duckdb-v1.4.4
 
-.PHONY: sqllogictest-v1.4.4 duckdb-shell-v1.4.4 test-sqllogictest test-duckdb14 vet-nested duckdb-sample
+.PHONY: hosts test-sqllogictest test-duckdb14 vet-nested duckdb-sample demo
 
-sqllogictest-v1.4.4: duckdb-source
-	cd test/duckdb14 && $(SLT14_CXXFLAGS) $(GO) build -ldflags "-X $(SLT_PKG).RepoRoot=$(CURDIR)" -o $(SLT14) ./cmd/sqllogictest
+# $(call host_rules,<version>): the targets above for one release.
+define host_rules
+.PHONY: duckdb-headers-$(1) sqllogictest-$(1) duckdb-shell-$(1) official-$(1)
+hosts: sqllogictest-$(1) duckdb-shell-$(1) official-$(1)
 
-# build/duckdb-shell-v1.4.4: a DuckDB v1.4.4 process Go tests drive over a
-# pipe (test/storage); with --sql, a plain DuckDB v1.4.4 running a SQL
-# script from stdin (the README's DuckLake example).
-duckdb-shell-v1.4.4:
-	cd test/duckdb14 && $(GO) build -o $(BUILD_DIR)/duckdb-shell-v1.4.4 ./cmd/duckdb-shell
+duckdb-headers-$(1):
+	@$$(CMAKE) "-DSPEC=$$(call version_field,$(1),2)" -DOUT=$$(BUILD_DIR)/duckdb-$(1) -DSHARED=$$(CURDIR)/../shared -P cmake/duckdb_headers.cmake
 
-# --- DuckDB's official v1.4.4 build -----------------------------------------
-#   make official-v1.4.4      tools/official-duckdb.sh: DuckDB's official
-#                             v1.4.4 build from npm (integrity pinned there)
-#                             into build/official/v1.4.4/node_modules: the
-#                             Node client @duckdb/node-api 1.4.4-r.4 and, in
-#                             @duckdb/node-bindings-linux-x64, the official
-#                             libduckdb.so; then build/duckdb-official-v1.4.4,
-#                             build/duckdb-shell-v1.4.4's interface over that
-#                             library opened with RTLD_LOCAL (as Python, Node
-#                             and Java open theirs), and
-#                             build/sqllogictest-official-v1.4.4, the
-#                             sqllogictest command over it (what
-#                             sqllogictest-v1.4.4 --host official runs).
-#                             Needs npm and openssl.
-OFFICIAL14  := $(BUILD_DIR)/official/v1.4.4
-LIBDUCKDB14 := $(OFFICIAL14)/node_modules/@duckdb/node-bindings-linux-x64/libduckdb.so
+sqllogictest-$(1): duckdb-headers-$(1)
+	cd test/duckdb14 && CGO_CXXFLAGS="-g -O2 -I$$(BUILD_DIR)/duckdb-$(1)/src/include" $$(GO) build $$(call modfile,$(1)) \
+		-ldflags "-X $$(SLT_PKG).RepoRoot=$$(CURDIR) -X $$(SLT_PKG).Version=$(1)" -o $$(BUILD_DIR)/sqllogictest-$(1) ./cmd/sqllogictest
 
-.PHONY: official-v1.4.4 demo
+duckdb-shell-$(1):
+	cd test/duckdb14 && $$(GO) build $$(call modfile,$(1)) -o $$(BUILD_DIR)/duckdb-shell-$(1) ./cmd/duckdb-shell
+
+official-$(1): duckdb-headers-v1.4.4
+	tools/official-duckdb.sh $(1) "$$(call version_field,$(1),4)" $$(BUILD_DIR)/official/$(1)
+	cd test/duckdb14 && $$(GO) build -ldflags "-X main.libduckdb=$$(BUILD_DIR)/official/$(1)/$$(LIBDUCKDB)" \
+		-o $$(BUILD_DIR)/duckdb-official-$(1) ./cmd/duckdb-official
+	cd test/duckdb14 && $$(GO) build -ldflags "-X $$(SLT_PKG).RepoRoot=$$(CURDIR) -X $$(SLT_PKG).Version=$(1) \
+		-X github.com/moraine-go/moraine/test/duckdb14/capiengine.LibDuckDB=$$(BUILD_DIR)/official/$(1)/$$(LIBDUCKDB)" \
+		-o $$(BUILD_DIR)/sqllogictest-official-$(1) ./cmd/sqllogictest-official
+endef
+# The release's go.mod of test/duckdb14 (-modfile; none for go.mod itself).
+modfile = $(if $(wildcard test/duckdb14/go.$(1).mod),-modfile=go.$(1).mod)
+LIBDUCKDB := node_modules/@duckdb/node-bindings-linux-x64/libduckdb.so
+$(foreach v,$(DUCKDB_VERSIONS),$(eval $(call host_rules,$(v))))
+
+# The commands of the tests' default release (v1.4.4), by their old names.
+.PHONY: duckdb-source
+duckdb-source: duckdb-headers-v1.4.4
+
 # make demo: the README's first command. DuckLake on moraine in DuckDB's
 # official v1.4.4 build on local files (tools/demo.sql, a fresh lake in
 # build/demo), each statement printed before its result.
@@ -215,14 +255,10 @@ demo: extension-libs official-v1.4.4
 	rm -rf $(BUILD_DIR)/demo && mkdir -p $(BUILD_DIR)/demo
 	$(BUILD_DIR)/duckdb-official-v1.4.4 --setting extension_directory=$(BUILD_DIR)/demo/extensions --sql --echo < tools/demo.sql
 
-official-v1.4.4: duckdb-source
-	tools/official-duckdb.sh $(OFFICIAL14)
-	cd test/duckdb14 && $(GO) build -ldflags "-X main.libduckdb=$(LIBDUCKDB14)" -o $(BUILD_DIR)/duckdb-official-v1.4.4 ./cmd/duckdb-official
-	cd test/duckdb14 && $(GO) build -ldflags "-X $(SLT_PKG).RepoRoot=$(CURDIR) -X github.com/moraine-go/moraine/test/duckdb14/capiengine.LibDuckDB=$(LIBDUCKDB14)" \
-		-o $(BUILD_DIR)/sqllogictest-official-v1.4.4 ./cmd/sqllogictest-official
-
 test-sqllogictest:
 	cd internal/sqllogictest && $(GO) test -race -count=1 -timeout $(TIMEOUT) ./...
+
+SLT14_CXXFLAGS = CGO_CXXFLAGS="-g -O2 -I$(DUCKDB_SRC)/src/include"
 
 test-duckdb14: duckdb-source
 	cd test/duckdb14 && $(SLT14_CXXFLAGS) $(GO) test -race -count=1 -timeout $(TIMEOUT) ./...
@@ -233,7 +269,7 @@ vet-nested: duckdb-source
 
 duckdb-sample: sqllogictest-v1.4.4
 	@test -n "$(DUCKDB)" || { echo "usage: make duckdb-sample DUCKDB=<duckdb checkout or git dir at v1.4.4>"; exit 2; }
-	test/duckdb14/duckdb-sample.sh "$(DUCKDB)" $(SLT14)
+	test/duckdb14/duckdb-sample.sh "$(DUCKDB)" $(BUILD_DIR)/sqllogictest-v1.4.4
 
 # --- proto -------------------------------------------------------------------
 #   make proto        regenerate core/internal/catalogpb from proto/ (buf +

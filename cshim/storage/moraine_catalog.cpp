@@ -12,6 +12,7 @@
 #include "duckdb/storage/database_size.hpp"
 
 #include "moraine_delete.hpp"
+#include "moraine_duckdb_compat.hpp"
 #include "moraine_insert.hpp"
 #include "moraine_schema_entry.hpp"
 #include "moraine_table_entry.hpp"
@@ -85,7 +86,7 @@ LogicalType MoraineCatalog::ParseType(const string &text) {
 			return it->second.DeepCopy();
 		}
 	}
-	auto type = TransformStringToLogicalType(text); // unlocked: the full parser
+	auto type = MoraineParseTypeText(text); // unlocked: the full parser
 	lock_guard<mutex> guard(type_lock);
 	types.emplace(text, type.DeepCopy());
 	return type;

@@ -22,6 +22,7 @@
 #include "duckdb/storage/storage_extension.hpp"
 
 #include "moraine_abi.hpp"
+#include "moraine_duckdb_compat.hpp"
 #include "moraine_catalog.hpp"
 #include "moraine_functions.hpp"
 #include "moraine_go.hpp"
@@ -216,13 +217,13 @@ static void LoadInternal(ExtensionLoader &loader) {
 	MoraineGoLoad();
 	auto &config = DBConfig::GetConfig(loader.GetDatabaseInstance());
 	// Both builds serve the storage type moraine; a process runs one.
-	if (config.storage_extensions.count("moraine")) {
+	if (MoraineHasStorageExtension(config, "moraine")) {
 		throw InvalidInputException("%s: a moraine storage extension is already loaded in this database (moraine is "
 		                            "the single-writer build, moraine_commitlog the commit-log build); load one of them "
 		                            "per process",
 		                            MORAINE_EXTENSION_NAME_STRING);
 	}
-	config.storage_extensions["moraine"] = make_uniq<MoraineStorageExtension>();
+	MoraineRegisterStorageExtension<MoraineStorageExtension>(config, "moraine");
 	RegisterSecret(loader);
 	MoraineFunctions::Register(loader);
 }

@@ -8,6 +8,7 @@
 #include "duckdb/parser/parser.hpp"
 
 #include "moraine_catalog.hpp"
+#include "moraine_duckdb_compat.hpp"
 #include "moraine_schema_entry.hpp"
 #include "moraine_table_entry.hpp"
 
@@ -58,7 +59,7 @@ struct TableListDeleter {
 //! resolves once its extension is loaded).
 static LogicalType ColumnType(MoraineCatalog &catalog, const string &text, const shared_ptr<ClientContext> &context) {
 	auto type = catalog.ParseType(text);
-	if (!context || !TypeVisitor::Contains(type, LogicalTypeId::USER)) {
+	if (!context || !TypeVisitor::Contains(type, MORAINE_UNRESOLVED_TYPE)) {
 		return type; // what resolving through the catalogs returns for it
 	}
 	try {

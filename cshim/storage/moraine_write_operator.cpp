@@ -12,7 +12,7 @@ MoraineWriteOperator::MoraineWriteOperator(PhysicalPlan &physical_plan, const ve
       name(std::move(name_p)) {
 }
 
-SourceResultType MoraineWriteOperator::GetData(ExecutionContext &context, DataChunk &chunk,
+SourceResultType MoraineWriteOperator::MORAINE_SOURCE_GET_DATA(ExecutionContext &context, DataChunk &chunk,
                                                OperatorSourceInput &input) const {
 	auto &state = sink_state->Cast<MoraineWriteState>();
 	chunk.SetCardinality(1);

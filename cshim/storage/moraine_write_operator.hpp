@@ -10,6 +10,8 @@
 
 #include "duckdb/execution/physical_operator.hpp"
 
+#include "moraine_duckdb_compat.hpp"
+
 namespace duckdb {
 class MoraineTableEntry;
 
@@ -28,7 +30,8 @@ public:
 
 public:
 	// Source interface: the row count
-	SourceResultType GetData(ExecutionContext &context, DataChunk &chunk, OperatorSourceInput &input) const override;
+	SourceResultType MORAINE_SOURCE_GET_DATA(ExecutionContext &context, DataChunk &chunk,
+	                                         OperatorSourceInput &input) const override;
 	bool IsSource() const override {
 		return true;
 	}

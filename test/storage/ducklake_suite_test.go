@@ -143,7 +143,7 @@ func runDuckLakeSuite(t *testing.T, h host, ext string, extra []string) {
 		args = append(args, "--env", e.Name+"="+e.Value)
 	}
 	out, passed := runSuiteFiles(t, root, args, files)
-	t.Logf("sqllogictest-v1.4.4 on DuckLake's tests with moraine as the catalog (%s build):\n%s", h.name, out)
+	t.Logf("sqllogictest-%s on DuckLake's tests with moraine as the catalog (%s build):\n%s", version, h.name, out)
 	if len(passed) != len(files) {
 		t.Fatalf("%d of %d files passed", len(passed), len(files))
 	}

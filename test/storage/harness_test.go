@@ -39,6 +39,11 @@ var bg = context.Background()
 // dir is the directory of the built extension and commands.
 var dir string
 
+// version is the DuckDB release the package tests (MORAINE_DUCKDB_VERSION,
+// default v1.4.4): its extension files, hosts and DuckLake. make test runs
+// the package once per release of duckdb-versions.txt.
+var version = "v1.4.4"
+
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
 }
@@ -49,6 +54,9 @@ func repoRoot() string {
 }
 
 func run(m *testing.M) int {
+	if v := os.Getenv("MORAINE_DUCKDB_VERSION"); v != "" {
+		version = v
+	}
 	dir = os.Getenv("MORAINE_EXTENSION_DIR")
 	commitLogDir = os.Getenv("MORAINE_COMMITLOG_EXTENSION_DIR")
 	if dir == "" {
@@ -85,30 +93,31 @@ func run(m *testing.M) int {
 // (MORAINE_COMMITLOG_EXTENSION_DIR, default <dir>/commitlog).
 var commitLogDir string
 
-func extension() string { return filepath.Join(dir, "v1.4.4", "moraine.duckdb_extension") }
+func extension() string { return filepath.Join(dir, version, "moraine.duckdb_extension") }
 
 // commitLogExtension is the commit-log build of the storage extension.
 func commitLogExtension() string {
-	return filepath.Join(commitLogDir, "v1.4.4", "moraine_commitlog.duckdb_extension")
+	return filepath.Join(commitLogDir, version, "moraine_commitlog.duckdb_extension")
 }
 
 // ducklakeExtension is DuckLake built for DuckDB v1.4.4 (../shared).
 func ducklakeExtension() string {
-	return filepath.Join(repoRoot(), "..", "shared", "ducklake", "v1.4.4", "ducklake.duckdb_extension")
+	return filepath.Join(repoRoot(), "..", "shared", "ducklake", version, "ducklake.duckdb_extension")
 }
 
 func repository() string   { return filepath.Join(dir, "repository") }
-func sqllogictest() string { return filepath.Join(dir, "sqllogictest-v1.4.4") }
-func shell() string        { return filepath.Join(dir, "duckdb-shell-v1.4.4") }
+func sqllogictest() string { return filepath.Join(dir, "sqllogictest-"+version) }
+func shell() string        { return filepath.Join(dir, "duckdb-shell-"+version) }
 
 // officialShell is shell()'s interface over DuckDB's official v1.4.4
 // libduckdb.so, opened with RTLD_LOCAL as Python, Node and Java open it
 // (make official-v1.4.4).
-func officialShell() string { return filepath.Join(dir, "duckdb-official-v1.4.4") }
+func officialShell() string { return filepath.Join(dir, "duckdb-official-"+version) }
 
-// officialDir holds DuckDB's official v1.4.4 Node client and libduckdb.so
-// (npm ci of test/official).
-func officialDir() string { return filepath.Join(dir, "official", "v1.4.4") }
+// officialNodeDir holds DuckDB's official v1.4.4 Node client and its
+// libduckdb.so (tools/official-duckdb.sh): the Node client's test runs
+// there whatever the package's version.
+func officialNodeDir() string { return filepath.Join(dir, "official", "v1.4.4") }
 
 // A host is a DuckDB v1.4.4 build the tests run user paths in: shell is
 // its shell command (the README's scripts), sltArgs the arguments that make

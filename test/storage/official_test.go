@@ -10,7 +10,8 @@ import (
 	"testing"
 )
 
-// TestNodeClient runs moraine as a Node.js user does: DuckDB's official
+// TestNodeClient runs moraine as a Node.js user does (in DuckDB v1.4.4,
+// whatever the package's version): DuckDB's official
 // v1.4.4 Node client (@duckdb/node-api 1.4.4-r.4, installed into
 // build/official/v1.4.4 by make from test/official's package-lock.json),
 // which loads DuckDB's official libduckdb.so with local symbol scope.
@@ -27,7 +28,7 @@ func TestNodeClient(t *testing.T) {
 	work, home := t.TempDir(), t.TempDir()
 	cmd := exec.Command(node, filepath.Join(repoRoot(), "test", "official", "client.cjs"), repository(),
 		filepath.Join(repoRoot(), "..", "shared", "ducklake", "v1.4.4", "ducklake.duckdb_extension"), work)
-	cmd.Env = append(os.Environ(), "HOME="+home, "NODE_PATH="+filepath.Join(officialDir(), "node_modules"))
+	cmd.Env = append(os.Environ(), "HOME="+home, "NODE_PATH="+filepath.Join(officialNodeDir(), "node_modules"))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -89,11 +90,12 @@ func strs(rows [][]*string) [][]string {
 // extension that leaves them to its host (DuckLake's older, non-static
 // build) fails to load there, while it loads in the duckdb-go host. Without
 // this, the tests above could pass in a host that exports DuckDB's symbols
-// and prove nothing about self-containment.
+// and prove nothing about self-containment. (That build is for v1.4.4: the
+// v1.4.4 hosts run it whatever the package's version.)
 func TestOfficialHostKeepsDuckDBSymbolsLocal(t *testing.T) {
 	old := filepath.Join(repoRoot(), "..", "shared", "ducklake", "ducklake.duckdb_extension")
 	script := "LOAD '" + old + "';\nSELECT 42 AS answer;\n"
-	for _, h := range hosts() {
+	for _, h := range []host{{"duckdb-go", filepath.Join(dir, "duckdb-shell-v1.4.4"), nil}, {"official", filepath.Join(dir, "duckdb-official-v1.4.4"), nil}} {
 		cmd := exec.Command(h.shell, "--sql")
 		cmd.Stdin = strings.NewReader(script)
 		out, err := cmd.CombinedOutput()

@@ -58,7 +58,10 @@ func readmeCheckout(t *testing.T, h host) (string, func(sql string) string) {
 	}
 }
 
+// runReadmeSQL runs a README script in h. The README loads DuckLake for
+// v1.4.4 from ../shared; another release loads its own.
 func runReadmeSQL(h host, dir, home, sql string) (string, error) {
+	sql = strings.ReplaceAll(sql, "/ducklake/v1.4.4/", "/ducklake/"+version+"/")
 	cmd := exec.Command(h.shell, "--sql")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+home)
@@ -160,7 +163,7 @@ func readmeDuckLakePath(t *testing.T, h host, script, demo, want string) {
 	if got := runSQL(script); got != want {
 		t.Fatalf("README's DuckLake script printed\n%s\nthe README shows\n%s", got, want)
 	}
-	for _, p := range []string{"moraine/my-lake", "moraine/my-lake-data", "home/.duckdb/extensions/v1.4.4/" + runtime.GOOS + "_" + runtime.GOARCH + "/moraine.duckdb_extension"} {
+	for _, p := range []string{"moraine/my-lake", "moraine/my-lake-data", "home/.duckdb/extensions/" + version + "/" + runtime.GOOS + "_" + runtime.GOARCH + "/moraine.duckdb_extension"} {
 		if _, err := os.Stat(filepath.Join(root, p)); err != nil {
 			t.Errorf("after the README's script (the catalog, the data, the installed extension): %v", err)
 		}

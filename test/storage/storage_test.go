@@ -145,9 +145,9 @@ func runSQLFiles(t *testing.T, h host) {
 	cmd := exec.Command(sqllogictest(), args...)
 	cmd.Dir = t.TempDir()
 	out, err := cmd.CombinedOutput()
-	t.Logf("sqllogictest-v1.4.4 output:\n%s", out)
+	t.Logf("sqllogictest-%s output:\n%s", version, out)
 	if err != nil {
-		t.Fatalf("sqllogictest-v1.4.4: %v", err)
+		t.Fatalf("sqllogictest-%s: %v", version, err)
 	}
 	want := fmt.Sprintf("%d passed, 0 failed, 0 skipped", len(files))
 	if !strings.Contains(string(out), want) {

@@ -76,12 +76,14 @@ extern "C" void slt_error_free(slt_error *err) {
 // RunnerConfig sets what DuckDB's runner sets on every database it opens
 // (SQLLogicTestRunner's constructor and GetTestConfig, with the default
 // test configuration: no autoloading, only core_functions loaded at open).
+// The settings DuckDB 1.5 keeps out of DBConfigOptions are set by name,
+// which 1.4 takes too.
 static void RunnerConfig(DBConfig &config) {
-	config.options.allow_unredacted_secrets = true;
+	config.SetOptionByName("allow_unredacted_secrets", Value::BOOLEAN(true));
 	config.options.load_extensions = false;
-	config.options.autoload_known_extensions = false;
-	config.options.autoinstall_known_extensions = false;
-	config.options.allow_unsigned_extensions = true;
+	config.SetOptionByName("autoload_known_extensions", Value::BOOLEAN(false));
+	config.SetOptionByName("autoinstall_known_extensions", Value::BOOLEAN(false));
+	config.SetOptionByName("allow_unsigned_extensions", Value::BOOLEAN(true));
 	config.options.checkpoint_wal_size = 0;
 	config.options.checkpoint_on_shutdown = true;
 	config.options.abort_on_wal_failure = true;
@@ -314,7 +316,7 @@ static bool CastText(ClientContext &context, const std::string &text, const Logi
 
 extern "C" int slt_values_equal(slt_conn *conn, const char *type, const char *actual, const char *expected) {
 	try {
-		auto sql_type = TransformStringToLogicalType(type);
+		auto sql_type = TransformStringToLogicalType(type, *conn->con->context);
 		if (!sql_type.IsNumeric()) {
 			return 0;
 		}

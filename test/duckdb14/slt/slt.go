@@ -56,6 +56,12 @@ import (
 // the parent of the executable's directory (build/..) is used.
 var RepoRoot string
 
+// Version is the DuckDB release the command runs (set by the Makefile, as
+// RepoRoot): it names the command (sqllogictest-<Version>) and the default
+// extension files (build/<Version>/moraine.duckdb_extension,
+// ../shared/ducklake/<Version>/ducklake.duckdb_extension).
+var Version = "v1.4.4"
+
 // command is the running command's name and engine (Main).
 var command struct {
 	name   string
@@ -117,8 +123,8 @@ func parseArgs(args []string) (*config, error) {
 		def  string
 		flag string
 	}{
-		{&c.extension, filepath.Join(root, "build", "v1.4.4", "moraine.duckdb_extension"), "--extension"},
-		{&c.ducklake, filepath.Join(root, "..", "shared", "ducklake", "v1.4.4", "ducklake.duckdb_extension"), "--ducklake"},
+		{&c.extension, filepath.Join(root, "build", Version, "moraine.duckdb_extension"), "--extension"},
+		{&c.ducklake, filepath.Join(root, "..", "shared", "ducklake", Version, "ducklake.duckdb_extension"), "--ducklake"},
 	} {
 		if *x.path == "" {
 			if _, err := os.Stat(x.def); err == nil {

@@ -1,6 +1,6 @@
-// Command sqllogictest-official-v1.4.4 runs sqllogictest files, as
-// build/sqllogictest-v1.4.4 does (package slt), in DuckDB's official v1.4.4
-// libduckdb.so opened with RTLD_LOCAL (package capiengine): an extension
+// Command sqllogictest-official-<version> runs sqllogictest files, as
+// build/sqllogictest-<version> does (package slt), in DuckDB's official
+// libduckdb.so of that release opened with RTLD_LOCAL (package capiengine): an extension
 // that leaves DuckDB's symbols to its host fails here as it does in Python
 // or Node. sqllogictest-v1.4.4 --host official runs it. No DuckDB is linked
 // into this command.
@@ -13,4 +13,4 @@ import (
 	"github.com/moraine-go/moraine/test/duckdb14/slt"
 )
 
-func main() { slt.Main("sqllogictest-official-v1.4.4", capiengine.New) }
+func main() { slt.Main("sqllogictest-official-"+slt.Version, capiengine.New) }

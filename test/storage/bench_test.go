@@ -1,7 +1,9 @@
 package storage
 
 // BenchmarkDuckLake: DuckLake with its catalog in moraine (local and S3
-// stores) beside DuckLake on its own DuckDB-file catalog, in one run, one
+// stores) beside DuckLake on its own DuckDB-file catalog and on PostgreSQL
+// (a private server the benchmark starts: internal/testutil/pgtest; v1.4.4
+// only, the release ../shared's postgres_scanner is built for), in one run, one
 // DuckDB v1.4.4 process per configuration (the shell: every statement
 // crosses a pipe, the same for all):
 //
@@ -13,19 +15,23 @@ package storage
 // SELECT 42 (what is left is DuckLake's metadata work: latest snapshot,
 // catalog load, plus a scan of one inlined row), and
 // on moraine the object-store requests each commit made (the counting store
-// behind the attach). The last sub-benchmark prints the table with the
-// ratios to the DuckDB-file catalog.
+// behind the attach), and the CPU each inlined commit cost the machine (every
+// process, the PostgreSQL server's included: /proc/stat over the commits).
+// The last sub-benchmark prints the table with the ratios to the DuckDB-file
+// catalog.
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/moraine-go/moraine/internal/testutil/pgtest"
 	"github.com/moraine-go/moraine/internal/testutil/s3test"
 )
 
@@ -33,7 +39,28 @@ type benchResult struct {
 	inlinedPerSec, parquetPerSec float64
 	p50, p99                     time.Duration
 	readOnly                     time.Duration
-	puts, gets, lists            float64 // per inlined commit
+	puts, gets, lists            float64       // per inlined commit
+	cpu                          time.Duration // machine CPU per inlined commit
+}
+
+// machineCPU is the CPU time every process of the machine has used so far
+// (/proc/stat's first line: all but idle and iowait, in USER_HZ ticks of
+// 10 ms).
+func machineCPU(tb testing.TB) time.Duration {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	var busy int64
+	for i, v := range f[1:] {
+		n, _ := strconv.ParseInt(v, 10, 64)
+		if i != 3 && i != 4 { // idle, iowait
+			busy += n
+		}
+	}
+	return time.Duration(busy) * 10 * time.Millisecond
 }
 
 var (
@@ -61,6 +88,9 @@ func requests(d *duck, kinds ...string) int64 {
 func benchDuckLake(b *testing.B, ext, metadata string, moraine bool, env ...string) *benchResult {
 	dir := b.TempDir()
 	d := startDuckWith(b, ext, env...)
+	if strings.HasPrefix(metadata, "postgres:") {
+		d.ok("", "LOAD "+sqlString(filepath.Join(repoRoot(), "..", "shared", "postgres", "v1.4.4", "postgres_scanner.duckdb_extension")))
+	}
 	d.ok("", "LOAD "+sqlString(ducklakeExtension()))
 	d.ok("", "ATTACH "+sqlString("ducklake:"+metadata)+" AS lake (DATA_PATH "+sqlString(filepath.Join(dir, "data")+"/")+", DATA_INLINING_ROW_LIMIT 1000)")
 	d.ok("", "CREATE TABLE lake.inl (id BIGINT, v VARCHAR)")
@@ -72,6 +102,7 @@ func benchDuckLake(b *testing.B, ext, metadata string, moraine bool, env ...stri
 		before = [3]int64{requests(d, "put", "put-if-absent", "put-if-match"), requests(d, "get", "get-range", "head"), requests(d, "list")}
 	}
 	lat := make([]time.Duration, 0, b.N)
+	cpu := machineCPU(b)
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
 		s := time.Now()
@@ -79,6 +110,7 @@ func benchDuckLake(b *testing.B, ext, metadata string, moraine bool, env ...stri
 		lat = append(lat, time.Since(s))
 	}
 	r.inlinedPerSec = float64(b.N) / time.Since(start).Seconds()
+	r.cpu = (machineCPU(b) - cpu) / time.Duration(b.N)
 	r.p50, r.p99 = percentile(lat, 0.50), percentile(lat, 0.99)
 	if moraine {
 		n := float64(b.N)
@@ -115,6 +147,7 @@ func benchDuckLake(b *testing.B, ext, metadata string, moraine bool, env ...stri
 	b.ReportMetric(float64(r.p50.Microseconds()), "p50-µs")
 	b.ReportMetric(float64(r.p99.Microseconds()), "p99-µs")
 	b.ReportMetric(float64(r.readOnly.Microseconds()), "read-only-µs")
+	b.ReportMetric(float64(r.cpu.Microseconds()), "cpu-µs/commit")
 	if moraine {
 		b.ReportMetric(r.puts, "PUT/commit")
 		b.ReportMetric(r.gets, "GET/commit")
@@ -135,10 +168,18 @@ type benchConfig struct {
 func BenchmarkDuckLake(b *testing.B) {
 	loc := s3test.NewLocation(b)
 	// Each run gets a fresh lake (the testing package runs a sub-benchmark
-	// more than once).
+	// more than once); the PostgreSQL server starts with the first.
 	runs := 0
+	var pg *pgtest.Server
 	configs := []benchConfig{
 		{"duckdb-file", func(b *testing.B) string { return filepath.Join(b.TempDir(), "meta.ducklake") }, false, nil, ""},
+		{"postgres", func(sub *testing.B) string {
+			if pg == nil {
+				pg = pgtest.Start(b) // the whole benchmark's: it serves every run
+			}
+			runs++
+			return "postgres:" + pg.CreateDB(sub, fmt.Sprintf("bench%d", runs))
+		}, false, nil, ""},
 		{"moraine-local", func(b *testing.B) string { return "moraine:" + filepath.Join(b.TempDir(), "lake") }, true, nil, ""},
 		{"moraine-s3", func(b *testing.B) string {
 			runs++
@@ -153,6 +194,9 @@ func BenchmarkDuckLake(b *testing.B) {
 	if baseline := os.Getenv("MORAINE_BENCH_BASELINE"); baseline != "" {
 		local := benchConfig{"moraine-local-baseline", configs[1].metadata, true, nil, baseline}
 		configs = append(configs[:2:2], append([]benchConfig{local}, configs[2:]...)...)
+	}
+	if version != "v1.4.4" {
+		configs = slices.DeleteFunc(configs, func(c benchConfig) bool { return c.name == "postgres" })
 	}
 	for _, c := range configs {
 		if c.ext == "" {
@@ -170,7 +214,7 @@ func BenchmarkDuckLake(b *testing.B) {
 		}
 		summarized = true
 		var sb strings.Builder
-		fmt.Fprintf(&sb, "\n| catalog | inlined commits/s | ratio | Parquet commits/s | ratio | p50 | p99 | read-only query | ratio | PUT / GET / LIST per commit |\n|---|---|---|---|---|---|---|---|---|---|\n")
+		fmt.Fprintf(&sb, "\n| catalog | inlined commits/s | ratio | Parquet commits/s | ratio | p50 | p99 | CPU per commit | read-only query | ratio | PUT / GET / LIST per commit |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, c := range configs {
 			r := benchResults[c.name]
 			if r == nil {
@@ -180,9 +224,9 @@ func BenchmarkDuckLake(b *testing.B) {
 			if c.moraine {
 				reqs = fmt.Sprintf("%.2f / %.2f / %.2f", r.puts, r.gets, r.lists)
 			}
-			fmt.Fprintf(&sb, "| %s | %.0f | %.2f× | %.0f | %.2f× | %v | %v | %v | %.2f× | %s |\n", c.name,
+			fmt.Fprintf(&sb, "| %s | %.0f | %.2f× | %.0f | %.2f× | %v | %v | %v | %v | %.2f× | %s |\n", c.name,
 				r.inlinedPerSec, r.inlinedPerSec/base.inlinedPerSec, r.parquetPerSec, r.parquetPerSec/base.parquetPerSec,
-				r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.readOnly.Round(time.Microsecond),
+				r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.cpu.Round(100*time.Microsecond), r.readOnly.Round(time.Microsecond),
 				float64(r.readOnly)/float64(base.readOnly), reqs)
 		}
 		b.Log(sb.String())

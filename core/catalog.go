@@ -9,7 +9,9 @@
 // subspace and ended ones in history, so loading the head reads only the
 // live catalog. Every commit is exactly one engine write batch holding the
 // new snapshot record, all entity changes and the head stamp sys/head =
-// {snapshot id, batch seq}.
+// {snapshot id, batch seq}; on a commit log, one slot (claim.go's claim
+// slots change the head stamp alone: {snapshot id, batch seq, claim}).
+// Every landed batch increments batch seq, which orders heads.
 //
 // The package must not import the commit-log provider, the extension or
 // anything above it; a commit-log provider plugs in through the interface

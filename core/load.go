@@ -43,11 +43,10 @@ func storeErr(err error, format string, args ...any) error {
 	return wrapf(Store, err, "%s", msg)
 }
 
-// headStamp is the write that stamps head: the one place a head record is
-// written (every commit, the bootstrap, a migration batch, a slot).
-func headStamp(h Head) (key, value []byte) {
-	return keys.Head(), encodeHead(&headRecord{SnapshotID: h.SnapshotID, BatchSeq: h.BatchSeq})
-}
+// headStamp is the write that stamps head without a claim (every commit,
+// the bootstrap, a migration batch, a slot); headStampClaim (claim.go),
+// which it calls, is the one writer of the head record.
+func headStamp(h Head) (key, value []byte) { return headStampClaim(h, nil) }
 
 func readHead(ctx context.Context, kv kvReader) (Head, bool, error) {
 	v, ok, err := kv.Get(ctx, keys.Head())

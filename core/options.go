@@ -46,8 +46,9 @@ type CatalogOptions struct {
 	// instead of writing genesis: the handle holds no lake (HasLake is
 	// false) and every read or commit is refused with NotFound. The DuckDB
 	// storage extension opens this way, because DuckLake decides whether to
-	// create a lake by looking at the store. Single-writer path only: with
-	// a commit-log provider the open creates the catalog as usual.
+	// create a lake by looking at the store. On the commit-log path too: an
+	// empty store is adopted empty, and the first slot after the adoption
+	// stamp is the commit that creates the lake (commitlog_roles.go).
 	LeaveEmpty bool
 
 	// WalStore keeps the engine's WAL (or the commit log) in another object

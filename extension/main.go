@@ -1,18 +1,26 @@
-// Command extension is the Go half of moraine.duckdb_extension: the C ABI
+// Command extension is the Go half of both DuckDB extensions: the C ABI
 // declared in cshim/moraine.h, exported with cgo. It is built with
-// -buildmode=c-archive and linked with the C shim (cshim/, the DuckDB entry
-// point moraine_init_c_api) into one shared library by cshim/CMakeLists.txt
-// (`make extension`); see extension/README.md.
+// -buildmode=c-archive once and linked twice (`make extension`; see
+// extension/README.md): with the C shim (cshim/, the entry point
+// moraine_init_c_api) into the C_STRUCT build's libmoraine.so, and alone
+// into libmoraine_go.so, which the storage extension (cshim/storage)
+// carries inside its file and loads at LOAD.
 //
 // Layout:
 //
 //	abi.go        moraine_attach, moraine_attach_with_commit_log, moraine_detach,
 //	              moraine_catalog_info, moraine_error_free
-//	bridge.go     the SQL function interface the shim drives: moraine_functions,
-//	              moraine_instance_*, moraine_bind, moraine_execute, ...
+//	storage.go    the storage extension's part: transactions, table lists,
+//	              scans, writes and commits (moraine_txn_*, moraine_scan_*)
+//	bridge.go     the SQL function interface the C_STRUCT shim drives:
+//	              moraine_functions, moraine_instance_*, moraine_bind, ...
 //	cmem.go       results written into C memory, arguments read from it
-//	internal/sqlfn  the SQL functions themselves (pure Go)
-//	internal/codes  the pinned error codes
+//	handles.go    the opaque handles C holds
+//	commitlog.go  the commit-log build (-tags commitlog): registers the
+//	              in-tree commit log at load
+//	internal/storage  the storage extension's lakes and transactions (pure Go)
+//	internal/sqlfn    the SQL functions themselves (pure Go)
+//	internal/codes    the pinned error codes
 //
 // Rules at the boundary: C gets opaque handles (runtime/cgo.Handle values),
 // never Go pointers; C memory handed to Go is read during the call and

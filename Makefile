@@ -129,8 +129,9 @@ fmt:
 #                             private repository build/repository/.
 #   make extension            extension-libs, extension-commitlog and the two
 #                             v1.4.4 commands.
-#   make extension-commitlog  the same libraries with the Go half built -tags
-#                             commitlog (registers the in-tree commit log at
+#   make extension-commitlog  the same libraries with the Go half built with
+#                             the in-tree commit log's glue (provider/glue,
+#                             MORAINE_GO_GLUE: it registers the commit log at
 #                             load) into build/commitlog/: the C_STRUCT one
 #                             (test/sqlcommitlog runs it) and the storage
 #                             extension moraine_commitlog, laid out in
@@ -160,7 +161,7 @@ extension-libs:
 	$(CMAKE) --build $(EXT_BUILD_DIR) --parallel
 
 extension-commitlog:
-	$(CMAKE) -S . -B $(BUILD_DIR)/cmake-commitlog -DGO=$(GO) -DMORAINE_OUTPUT_DIR=$(BUILD_DIR)/commitlog -DMORAINE_GO_TAGS=commitlog \
+	$(CMAKE) -S . -B $(BUILD_DIR)/cmake-commitlog -DGO=$(GO) -DMORAINE_OUTPUT_DIR=$(BUILD_DIR)/commitlog -DMORAINE_GO_GLUE=$(CURDIR)/provider/glue \
 		-DMORAINE_STORAGE=ON -DMORAINE_STORAGE_NAME=moraine_commitlog -DMORAINE_STORAGE_REPOSITORY=$(BUILD_DIR)/repository "-DMORAINE_DUCKDB_VERSIONS=$(CMAKE_VERSIONS)"
 	$(CMAKE) --build $(BUILD_DIR)/cmake-commitlog --parallel
 

@@ -158,6 +158,11 @@ func RegisterCommitLog(p CommitLogProvider) error {
 	return nil
 }
 
+// CommitLogRegistered reports whether a commit-log provider is registered
+// in this process (RegisterCommitLog): a program built with a commit log's
+// glue has one, the single-writer build none.
+func CommitLogRegistered() bool { return registeredCommitLog() != nil }
+
 // registeredCommitLog returns the registered provider, if any.
 func registeredCommitLog() CommitLogProvider {
 	registryMu.Lock()

@@ -239,15 +239,19 @@ func BuildTestExtension(t testing.TB, dir string) string {
 
 // BuildExtension runs the C_STRUCT part of the build `make extension` runs
 // into dir (dir/cmake for cmake's files, dir/moraine.duckdb_extension and
-// dir/repository as output; the storage extension is not built); tags are
-// the Go half's build tags ("" or "commitlog").
-func BuildExtension(dir, tags string) error {
+// dir/repository as output; the storage extension is not built); glue is
+// the Go half's commit-log glue, a directory relative to the repository
+// ("" none; "provider/glue" the in-tree commit log's: cmake/glue_main.cmake).
+func BuildExtension(dir, glue string) error {
 	root, err := ModuleRoot()
 	if err != nil {
 		return err
 	}
+	if glue != "" {
+		glue = filepath.Join(root, glue)
+	}
 	for _, args := range [][]string{
-		{"-S", root, "-B", filepath.Join(dir, "cmake"), "-DMORAINE_OUTPUT_DIR=" + dir, "-DMORAINE_GO_TAGS=" + tags, "-DMORAINE_STORAGE=OFF"},
+		{"-S", root, "-B", filepath.Join(dir, "cmake"), "-DMORAINE_OUTPUT_DIR=" + dir, "-DMORAINE_GO_GLUE=" + glue, "-DMORAINE_STORAGE=OFF"},
 		{"--build", filepath.Join(dir, "cmake"), "--target", "extension"},
 	} {
 		cmd := exec.Command("cmake", args...)

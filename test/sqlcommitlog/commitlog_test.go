@@ -2,7 +2,8 @@
 
 // Package sqlcommitlog runs the sqllogictest files of this directory in
 // real DuckDB against the commit-log build of the extension
-// (`make extension-commitlog`: the Go half built with the commitlog tag,
+// (`make extension-commitlog`: the Go half built with the in-tree commit
+// log's glue, provider/glue,
 // which registers the in-tree commit log at load), so every read-write
 // attach is a committer (RFC 0024).
 //
@@ -31,7 +32,7 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		if err := duckdbtest.BuildExtension(tmp, "commitlog"); err != nil {
+		if err := duckdbtest.BuildExtension(tmp, "provider/glue"); err != nil {
 			fmt.Fprintln(os.Stderr, "building the commit-log extension (set MORAINE_COMMITLOG_EXTENSION_DIR to use a built one):", err)
 			os.RemoveAll(tmp)
 			os.Exit(1)

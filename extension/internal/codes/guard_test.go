@@ -59,12 +59,12 @@ func TestGuardRecoversPanicsIntoInternal(t *testing.T) {
 	}
 }
 
-// Every function package extension exports to C defers Guard as its first
+// Every function package extension/cabi exports to C defers Guard as its first
 // statement (so no statement of it runs unguarded), and every export with
 // an error out-parameter (cerr) routes the recovered error into it and its
 // return code: rc = setError(cerr, err).
 func TestEveryExportDefersGuard(t *testing.T) {
-	dir := filepath.Join("..", "..")
+	dir := filepath.Join("..", "..", "cabi")
 	fset := token.NewFileSet()
 	matches, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {

@@ -1,7 +1,7 @@
-package main
+package cabi
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../cshim -I${SRCDIR}
+#cgo CFLAGS: -I${SRCDIR}/../../cshim -I${SRCDIR}
 #include "export.h"
 */
 import "C"

@@ -1,7 +1,7 @@
-package main
+package cabi
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../cshim -I${SRCDIR}
+#cgo CFLAGS: -I${SRCDIR}/../../cshim -I${SRCDIR}
 #include "export.h"
 */
 import "C"
@@ -91,7 +91,7 @@ func moraine_attach_with_commit_log(path C.moraine_cstr, s3 C.moraine_s3_config_
 	}
 	a, err := cfg.Open(context.Background())
 	if err != nil {
-		if core.NeedsCommitLog(err) && !commitLogBuild {
+		if core.NeedsCommitLog(err) && !core.CommitLogRegistered() {
 			err = &core.Error{Kind: core.KindOf(err), Err: err,
 				Msg: "this is the single-writer build of the extension and the lake is on a commit log: load the commit-log build, moraine_commitlog, in a fresh process (INSTALL moraine_commitlog FROM '<repository>'; LOAD moraine_commitlog)"}
 		}

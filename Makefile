@@ -165,6 +165,23 @@ extension-commitlog:
 		-DMORAINE_STORAGE=ON -DMORAINE_STORAGE_NAME=moraine_commitlog -DMORAINE_STORAGE_REPOSITORY=$(BUILD_DIR)/repository "-DMORAINE_DUCKDB_VERSIONS=$(CMAKE_VERSIONS)"
 	$(CMAKE) --build $(BUILD_DIR)/cmake-commitlog --parallel
 
+# make extension-glue COMMIT_LOG_GLUE=<dir of a Go package> [COMMIT_LOG_NAME=<name>]
+# builds the storage extension with a commit log's glue linked in (the
+# package's init registers the provider: README "Bringing your own commit
+# log"), named COMMIT_LOG_NAME (default: the glue directory's parent's name),
+# for every release, into build/<name>/<version>/<name>.duckdb_extension and
+# the private repository build/<name>/repository. Nothing of this repository
+# changes; moraine_commitlog is the same route with provider/glue.
+COMMIT_LOG_GLUE ?=
+COMMIT_LOG_NAME ?= $(notdir $(patsubst %/,%,$(dir $(abspath $(COMMIT_LOG_GLUE)))))
+
+.PHONY: extension-glue
+extension-glue:
+	@test -n "$(COMMIT_LOG_GLUE)" || { echo "usage: make extension-glue COMMIT_LOG_GLUE=<dir of a Go package> [COMMIT_LOG_NAME=<name>]"; exit 2; }
+	$(CMAKE) -S . -B $(BUILD_DIR)/cmake-$(COMMIT_LOG_NAME) -DGO=$(GO) -DMORAINE_OUTPUT_DIR=$(BUILD_DIR)/$(COMMIT_LOG_NAME) \
+		-DMORAINE_GO_GLUE=$(abspath $(COMMIT_LOG_GLUE)) -DMORAINE_STORAGE_NAME=$(COMMIT_LOG_NAME) "-DMORAINE_DUCKDB_VERSIONS=$(CMAKE_VERSIONS)"
+	$(CMAKE) --build $(BUILD_DIR)/cmake-$(COMMIT_LOG_NAME) --parallel
+
 test-extension-host: extension
 	cd $(EXT_BUILD_DIR) && ctest --output-on-failure
 

@@ -69,7 +69,7 @@ type Catalog struct {
 	// holder keeps it); nil for the single writer.
 	reader *slate.Reader
 	format formatRecord
-	clog   *logState // commit-log machinery (nil without a provider)
+	clog   *commitLogOpen // commit-log machinery (nil without a provider)
 	// fmtMu guards format: commits hold it shared while they prepare and
 	// land (so they maintain the derived indexes of one format), RaiseFormat
 	// exclusively while it rewrites the format record.

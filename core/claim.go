@@ -178,12 +178,12 @@ func (c *Catalog) offerClaim(ctx context.Context, claim *slotClaim) (Head, bool,
 
 // lostToClaimAlone reports whether the slots a batch lost to are a peer's
 // claim slot and nothing after it.
-func (l *logState) lostToClaimAlone(landed []LogBatch) bool {
+func (l *commitLogOpen) lostToClaimAlone(landed []LogBatch) bool {
 	return len(landed) == 1 && l.peersClaim(landed[0])
 }
 
 // peersClaim reports whether lb is a peer's claim slot.
-func (l *logState) peersClaim(lb LogBatch) bool {
+func (l *commitLogOpen) peersClaim(lb LogBatch) bool {
 	for _, w := range lb.Writes {
 		if w.Delete || !bytes.Equal(w.Key, keys.Head()) {
 			continue
@@ -195,7 +195,7 @@ func (l *logState) peersClaim(lb LogBatch) bool {
 }
 
 // claimedBy reports whether the head stamp kv holds is a peer's claim.
-func (l *logState) claimedBy(ctx context.Context, kv kvReader) bool {
+func (l *commitLogOpen) claimedBy(ctx context.Context, kv kvReader) bool {
 	claim, err := readHeadClaim(ctx, kv)
 	return err == nil && claim != nil && claim.Committer != l.race.ident()
 }
@@ -205,7 +205,7 @@ func (l *logState) claimedBy(ctx context.Context, kv kvReader) bool {
 // It returns the slots that landed from slot on while the offer was held
 // (a lost race), or none: offer now. An explicit batch facing a live claim
 // fails with CommitConflict instead.
-func (l *logState) awaitClaim(ctx context.Context, view kvReader, slot uint64, explicit bool) ([]LogBatch, error) {
+func (l *commitLogOpen) awaitClaim(ctx context.Context, view kvReader, slot uint64, explicit bool) ([]LogBatch, error) {
 	claim, err := readHeadClaim(ctx, view)
 	if err != nil || claim == nil || claim.Committer == l.race.ident() {
 		return nil, err

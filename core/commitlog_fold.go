@@ -26,13 +26,13 @@ type FoldReport struct {
 // table, compacts when the size-tiered policy has a compaction due (every
 // fold adds a table, and nothing else compacts a store written through
 // the log), truncates the log, and closes.
-func (l *logState) fold(ctx context.Context) (FoldReport, error) {
+func (l *commitLogOpen) fold(ctx context.Context) (FoldReport, error) {
 	return l.foldOnce(ctx, false)
 }
 
 // cadenceFold is the fold a committer runs every CommitLogFoldSlots
 // slots. It truncates the log only when that is due (truncationDue).
-func (l *logState) cadenceFold(ctx context.Context) (FoldReport, error) {
+func (l *commitLogOpen) cadenceFold(ctx context.Context) (FoldReport, error) {
 	return l.foldOnce(ctx, true)
 }
 
@@ -44,14 +44,14 @@ func (l *logState) cadenceFold(ctx context.Context) (FoldReport, error) {
 // most of a fold's requests. With truncation at most every eighth of the
 // retention, the log holds at most 9/8 of a retention's slots. foldMu is
 // held.
-func (l *logState) truncationDue() bool {
+func (l *commitLogOpen) truncationDue() bool {
 	every := l.c.opts.CommitLogRetention / 8
 	return every <= 0 || l.truncatedAt.IsZero() || time.Since(l.truncatedAt) >= every
 }
 
 // foldOnce folds, then truncates the log (a cadence fold only when
 // truncationDue).
-func (l *logState) foldOnce(ctx context.Context, cadence bool) (FoldReport, error) {
+func (l *commitLogOpen) foldOnce(ctx context.Context, cadence bool) (FoldReport, error) {
 	l.foldMu.Lock()
 	defer l.foldMu.Unlock()
 	c := l.c

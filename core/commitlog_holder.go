@@ -40,7 +40,7 @@ func (c *Catalog) TakeStore(ctx context.Context) error {
 
 // idlePoll folds peers' slots into a held store, and gives the store up if
 // another process fenced it.
-func (l *logState) idlePoll(every time.Duration) {
+func (l *commitLogOpen) idlePoll(every time.Duration) {
 	defer l.wg.Done()
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -58,7 +58,7 @@ func (l *logState) idlePoll(every time.Duration) {
 
 // foldPeers applies slots past the held store's cursor. It returns false
 // once the store was given up.
-func (l *logState) foldPeers(ctx context.Context) bool {
+func (l *commitLogOpen) foldPeers(ctx context.Context) bool {
 	l.foldMu.Lock()
 	defer l.foldMu.Unlock()
 	c := l.c
@@ -96,7 +96,7 @@ func (l *logState) foldPeers(ctx context.Context) bool {
 
 // giveUp drops a held store another process fenced: commits continue
 // through the log as a plain committer.
-func (l *logState) giveUp(reason error) {
+func (l *commitLogOpen) giveUp(reason error) {
 	c := l.c
 	db := l.setHeld(nil, RoleCommitter)
 	if db != nil {
@@ -108,7 +108,7 @@ func (l *logState) giveUp(reason error) {
 // setHeld makes db the catalog's held store (nil: none) and role this
 // open's role, dropping the cached head view (it was read from the other
 // side); it returns the store held before.
-func (l *logState) setHeld(db *slate.DB, role Role) *slate.DB {
+func (l *commitLogOpen) setHeld(db *slate.DB, role Role) *slate.DB {
 	c := l.c
 	c.mu.Lock()
 	prev := c.db

@@ -44,8 +44,10 @@ const (
 	seqBaseHeadroom = 1 << 32 // seqs kept free above the store's at adoption
 )
 
-// logState is a catalog open's commit-log machinery.
-type logState struct {
+// commitLogOpen is a catalog open's commit-log machinery: its provider,
+// committer, base and role (what a provider keeps of the log itself is the
+// provider's).
+type commitLogOpen struct {
 	c         *Catalog
 	p         CommitLogProvider
 	committer Committer
@@ -81,7 +83,7 @@ func logStoreFor(store objstore.Store, opts CatalogOptions) objstore.Store {
 }
 
 // plugOptions are the engine options of a store opened over the log.
-func (l *logState) plugOptions(init slate.WriterInit) []slate.Option {
+func (l *commitLogOpen) plugOptions(init slate.WriterInit) []slate.Option {
 	opts := l.c.opts
 	// The replay is checked slot by slot (slotcheck.go): a fold refuses a
 	// slot that breaks the head-stamp rule.
@@ -116,7 +118,7 @@ func openLogReader(ctx context.Context, store objstore.Store, opts CatalogOption
 		return nil, storeErr(err, "opening the catalog at %s (path %q) read-only over the commit log", store, opts.Path)
 	}
 	c := &Catalog{store: es, opts: opts, log: opts.Logger, readOnly: true, reader: r}
-	c.clog = &logState{c: c, p: p, logStore: ls, path: opts.Path, role: RoleReader}
+	c.clog = &commitLogOpen{c: c, p: p, logStore: ls, path: opts.Path, role: RoleReader}
 	err = c.loadFormat(ctx, r, true)
 	if err == nil {
 		err = c.noteEmpty(ctx)
@@ -171,7 +173,7 @@ func openCommitter(ctx context.Context, store objstore.Store, opts CatalogOption
 		return nil, errorf(Configuration, "the commit-log provider is reader-only (it has no committer): open the catalog read-only, or use a provider that can commit")
 	}
 	c := &Catalog{store: es, opts: opts, log: opts.Logger}
-	l := &logState{c: c, p: p, committer: committer, logStore: ls, path: opts.Path, role: RoleCommitter, stop: make(chan struct{})}
+	l := &commitLogOpen{c: c, p: p, committer: committer, logStore: ls, path: opts.Path, role: RoleCommitter, stop: make(chan struct{})}
 	c.clog = l
 	base, ok, err := committer.Base(ctx)
 	if err != nil {
@@ -241,7 +243,7 @@ func logErr(err error, format string, args ...any) error {
 // opened it at the same time: adopting and folding each open the store's
 // writer, fencing one another, so a fenced attempt looks at the log again
 // (the peer's stamp may hold slot 0 by now) and retries, a few times.
-func (l *logState) adoptRacing(ctx context.Context) (LogBase, error) {
+func (l *commitLogOpen) adoptRacing(ctx context.Context) (LogBase, error) {
 	for attempt := 1; ; attempt++ {
 		base, err := l.adopt(ctx)
 		if err == nil || !errors.Is(err, Fenced) || attempt == adoptAttempts {
@@ -273,7 +275,7 @@ const adoptAttempts = 8
 // slot 0 defines the base; the store is then folded once, which clears the
 // pending mark. A crash anywhere in between leaves a store every
 // provider-less open refuses and the next committer's open completes.
-func (l *logState) adopt(ctx context.Context) (LogBase, error) {
+func (l *commitLogOpen) adopt(ctx context.Context) (LogBase, error) {
 	c := l.c
 	db, err := slate.Open(ctx, c.store, c.opts.Path, engineOptions(c.opts)...)
 	if err != nil {
@@ -382,7 +384,7 @@ func (l *logState) adopt(ctx context.Context) (LogBase, error) {
 }
 
 // close stops the log machinery.
-func (l *logState) close(ctx context.Context) {
+func (l *commitLogOpen) close(ctx context.Context) {
 	if l.stop != nil {
 		select {
 		case <-l.stop:

@@ -17,13 +17,13 @@ import (
 // logSession is a committer's (or holder's) commit session: reads at a
 // pinned view, lands as one slot.
 type logSession struct {
-	l    *logState
+	l    *commitLogOpen
 	view kvReader
 	// holder only: the store the slot is applied to once won.
 	db *slate.DB
 }
 
-func (l *logState) newSession(ctx context.Context) (session, error) {
+func (l *commitLogOpen) newSession(ctx context.Context) (session, error) {
 	l.mu.Lock()
 	role := l.role
 	l.mu.Unlock()
@@ -217,7 +217,7 @@ func (s *logSession) checkAdvanced(ctx context.Context, view *CatalogView) error
 // offer it (when nobody took it in the time the turns ahead had). It
 // returns the slots that landed meanwhile from slot on (a lost race), or
 // none: offer now.
-func (l *logState) awaitTurn(ctx context.Context, slot uint64) ([]LogBatch, error) {
+func (l *commitLogOpen) awaitTurn(ctx context.Context, slot uint64) ([]LogBatch, error) {
 	ahead, gap, pause := l.race.turn(slot, time.Now())
 	if ahead == 0 {
 		// Our slot; now and then left free a while first (contention.go,
@@ -244,7 +244,7 @@ func (l *logState) awaitTurn(ctx context.Context, slot uint64) ([]LogBatch, erro
 
 // probeLanded looks at slot before offering it: nothing when it is free
 // (or the committer cannot probe), else the slots that landed from it on.
-func (l *logState) probeLanded(ctx context.Context, slot uint64) ([]LogBatch, error) {
+func (l *commitLogOpen) probeLanded(ctx context.Context, slot uint64) ([]LogBatch, error) {
 	prober, ok := l.committer.(SlotProber)
 	if !ok {
 		return nil, nil
@@ -258,8 +258,8 @@ func (l *logState) probeLanded(ctx context.Context, slot uint64) ([]LogBatch, er
 }
 
 // tailIfBehind tails the committer's reader when a commit of this
-// committer lost its slot since the last read (see logState.behind).
-func (l *logState) tailIfBehind(ctx context.Context) error {
+// committer lost its slot since the last read (see commitLogOpen.behind).
+func (l *commitLogOpen) tailIfBehind(ctx context.Context) error {
 	if l == nil || !l.behind.Swap(false) {
 		return nil
 	}
@@ -309,7 +309,7 @@ func applySlot(ctx context.Context, db *slate.DB, base LogBase, lb LogBatch) err
 
 // waitServed refreshes the reader until it serves seq (round trips, not
 // ticks), bounded.
-func (l *logState) waitServed(ctx context.Context, seq uint64) error {
+func (l *commitLogOpen) waitServed(ctx context.Context, seq uint64) error {
 	r := l.c.reader
 	ctx, cancel := context.WithTimeout(ctx, servedWait)
 	defer cancel()

@@ -20,7 +20,7 @@ import (
 // failures is the transport's (objstore.WithRetry, in front of every store
 // core hands a provider), never this package's: see the package doc, "One
 // retry policy".
-func (l *logState) writeSlot(ctx context.Context, k uint64, data []byte) (ambiguous bool, err error) {
+func (l *sharedLog) writeSlot(ctx context.Context, k uint64, data []byte) (ambiguous bool, err error) {
 	_, err = l.store.PutIfAbsent(ctx, l.slotKey(k), data)
 	switch {
 	case err == nil, errors.Is(err, objstore.ErrExists):
@@ -50,7 +50,7 @@ func definite(err error) bool {
 // concurrent use. It keeps no connection and no timer: an idle committer
 // makes no requests, and what it knows of the tail (shared with the
 // session's reader and writer) only saves requests later.
-type Committer struct{ l *logState }
+type Committer struct{ l *sharedLog }
 
 // Base returns the log's base; ok is false while no slot 0 exists.
 func (c *Committer) Base(ctx context.Context) (core.LogBase, bool, error) {

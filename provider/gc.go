@@ -22,7 +22,7 @@ import (
 // finds the slot its next race follows. Slot 0 is deleted only once the
 // base copy exists. It returns the WAL ids deleted (with dryRun: those it
 // would delete).
-func (l *logState) collect(ctx context.Context, referenced []slate.WalRange, minAge time.Duration, dryRun bool) ([]uint64, error) {
+func (l *sharedLog) collect(ctx context.Context, referenced []slate.WalRange, minAge time.Duration, dryRun bool) ([]uint64, error) {
 	base, ok, err := l.getBase(ctx)
 	if err != nil || !ok || len(referenced) == 0 {
 		return nil, err // unadopted, or nothing says where the replay point is: keep all
@@ -108,7 +108,7 @@ func (l *logState) collect(ctx context.Context, referenced []slate.WalRange, min
 // too young to delete lists one page however many young slots the
 // retention keeps, where listing them all would cost a page per
 // thousand.
-func (l *logState) listUntil(ctx context.Context, through uint64, stop func(slotInfo) bool) ([]slotInfo, error) {
+func (l *sharedLog) listUntil(ctx context.Context, through uint64, stop func(slotInfo) bool) ([]slotInfo, error) {
 	var out []slotInfo
 	for from := uint64(0); ; {
 		page, complete, err := l.listSlots(ctx, from, through, false)
@@ -129,7 +129,7 @@ func (l *logState) listUntil(ctx context.Context, through uint64, stop func(slot
 }
 
 // ensureCopied makes sure log/base exists (repairing it from slot 0).
-func (l *logState) ensureCopied(ctx context.Context) error {
+func (l *sharedLog) ensureCopied(ctx context.Context) error {
 	l.mu.Lock()
 	copied := l.baseCopied
 	l.mu.Unlock()

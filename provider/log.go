@@ -17,13 +17,13 @@ import (
 	"github.com/moraine-go/moraine/core/objstore"
 )
 
-// logState is one log (one store handle and path) as one provider session
+// sharedLog is one log (one store handle and path) as one provider session
 // sees it: the object names, and a cache of facts about the bucket that
 // only ever grow (the base, the floor, the highest slot known present and
 // when it was last known to be the tail). The writer, reader, collector and
 // committer a session hands out for the same store and path share one, so
 // what one learns the others need not ask again.
-type logState struct {
+type sharedLog struct {
 	store objstore.Store
 	root  string // the engine's root path (for the native WAL check)
 	dir   string // "<root>/log/"
@@ -44,11 +44,11 @@ type logState struct {
 	recent map[uint64]core.LogBatch
 }
 
-// recentSlots bounds logState.recent.
+// recentSlots bounds sharedLog.recent.
 const recentSlots = 64
 
 // remember keeps copies of landed slots for the session's reader.
-func (l *logState) remember(batches ...core.LogBatch) {
+func (l *sharedLog) remember(batches ...core.LogBatch) {
 	if len(batches) == 0 {
 		return
 	}
@@ -70,7 +70,7 @@ func (l *logState) remember(batches ...core.LogBatch) {
 }
 
 // remembered returns a slot this session won or read.
-func (l *logState) remembered(slot uint64) (core.LogBatch, bool) {
+func (l *sharedLog) remembered(slot uint64) (core.LogBatch, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b, ok := l.recent[slot]
@@ -93,24 +93,24 @@ func cloneBatch(b core.LogBatch) core.LogBatch {
 	return out
 }
 
-func newLogState(store objstore.Store, root string, opts Options) *logState {
+func newLogState(store objstore.Store, root string, opts Options) *sharedLog {
 	root = trimPath(root)
 	dir := "log/"
 	if root != "" {
 		dir = root + "/log/"
 	}
-	return &logState{store: store, root: root, dir: dir, opts: opts, log: opts.Logger}
+	return &sharedLog{store: store, root: root, dir: dir, opts: opts, log: opts.Logger}
 }
 
 // Object names.
 
-func (l *logState) slotKey(slot uint64) string { return fmt.Sprintf("%s%020d", l.dir, slot) }
-func (l *logState) baseKey() string            { return l.dir + "base" }
-func (l *logState) floorKey() string           { return l.dir + "floor" }
+func (l *sharedLog) slotKey(slot uint64) string { return fmt.Sprintf("%s%020d", l.dir, slot) }
+func (l *sharedLog) baseKey() string            { return l.dir + "base" }
+func (l *sharedLog) floorKey() string           { return l.dir + "floor" }
 
 // parseSlotKey extracts the slot from a slot object's key (false for the
 // base, the floor and anything else under the directory).
-func (l *logState) parseSlotKey(key string) (uint64, bool) {
+func (l *sharedLog) parseSlotKey(key string) (uint64, bool) {
 	name, ok := strings.CutPrefix(key, l.dir)
 	if !ok || len(name) != 20 {
 		return 0, false
@@ -125,7 +125,7 @@ func (l *logState) parseSlotKey(key string) (uint64, bool) {
 }
 
 // startAfter is the LIST cursor that starts at slot from.
-func (l *logState) startAfter(from uint64) string {
+func (l *sharedLog) startAfter(from uint64) string {
 	if from == 0 {
 		return ""
 	}
@@ -136,7 +136,7 @@ func (l *logState) startAfter(from uint64) string {
 
 // observeTail records that slot was present and nothing above it existed
 // at time at.
-func (l *logState) observeTail(slot uint64, at time.Time) {
+func (l *sharedLog) observeTail(slot uint64, at time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {
@@ -149,7 +149,7 @@ func (l *logState) observeTail(slot uint64, at time.Time) {
 
 // observePresent records that slot exists (saying nothing about what lies
 // above it).
-func (l *logState) observePresent(slot uint64) {
+func (l *sharedLog) observePresent(slot uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.hiOK || slot > l.hi {
@@ -157,14 +157,14 @@ func (l *logState) observePresent(slot uint64) {
 	}
 }
 
-func (l *logState) known() (hi uint64, ok bool, tailAt time.Time) {
+func (l *sharedLog) known() (hi uint64, ok bool, tailAt time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.hi, l.hiOK, l.tailAt
 }
 
 // knownPresent reports, without I/O, whether slot is known to have landed.
-func (l *logState) knownPresent(slot uint64) bool {
+func (l *sharedLog) knownPresent(slot uint64) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.hiOK && l.hi >= slot
@@ -173,7 +173,7 @@ func (l *logState) knownPresent(slot uint64) bool {
 // fresh reports whether a tail observation made at t is recent enough that
 // no slot created after it can have been truncated yet (see the package
 // doc: half the retention).
-func (l *logState) fresh(t time.Time) bool {
+func (l *sharedLog) fresh(t time.Time) bool {
 	w := l.opts.freshWindow()
 	return w > 0 && !t.IsZero() && time.Since(t) < w
 }
@@ -183,7 +183,7 @@ func (l *logState) fresh(t time.Time) bool {
 // getBase returns the log's base: from the cache, else the base copy, else
 // slot 0 (whose envelope carries it; the copy is then repaired). ok is
 // false while the log has no slot 0.
-func (l *logState) getBase(ctx context.Context) (core.LogBase, bool, error) {
+func (l *sharedLog) getBase(ctx context.Context) (core.LogBase, bool, error) {
 	l.mu.Lock()
 	if l.baseOK {
 		b := l.base
@@ -240,7 +240,7 @@ func (l *logState) getBase(ctx context.Context) (core.LogBase, bool, error) {
 // stamp txn. If the copy holds another base, slot 0 is a zombie when the
 // floor is above it (re-created after truncation: the copy wins, and
 // zombie is true); otherwise the log is corrupt.
-func (l *logState) reconcileBase(ctx context.Context, b core.LogBase, txn uuid.UUID) (held core.LogBase, zombie bool, err error) {
+func (l *sharedLog) reconcileBase(ctx context.Context, b core.LogBase, txn uuid.UUID) (held core.LogBase, zombie bool, err error) {
 	err = l.ensureBaseCopy(ctx, b, txn)
 	var mm *errBaseMismatch
 	if !errors.As(err, &mm) {
@@ -257,7 +257,7 @@ func (l *logState) reconcileBase(ctx context.Context, b core.LogBase, txn uuid.U
 	return mm.have, true, nil
 }
 
-func (l *logState) setBase(b core.LogBase, txn uuid.UUID, copied bool) {
+func (l *sharedLog) setBase(b core.LogBase, txn uuid.UUID, copied bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.base, l.baseTxn, l.baseOK = b, txn, true
@@ -278,7 +278,7 @@ func (e *errBaseMismatch) Error() string {
 // ensureBaseCopy writes log/base from slot 0's base, create-if-absent, or
 // checks that the copy there agrees. A disagreement is returned as
 // *errBaseMismatch for the caller to judge.
-func (l *logState) ensureBaseCopy(ctx context.Context, b core.LogBase, txn uuid.UUID) error {
+func (l *sharedLog) ensureBaseCopy(ctx context.Context, b core.LogBase, txn uuid.UUID) error {
 	data := encodeBaseCopy(b, txn)
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
@@ -315,7 +315,7 @@ func (l *logState) ensureBaseCopy(ctx context.Context, b core.LogBase, txn uuid.
 // The floor.
 
 // readFloor reads the truncation floor (0 when none was ever written).
-func (l *logState) readFloor(ctx context.Context) (uint64, string, error) {
+func (l *sharedLog) readFloor(ctx context.Context) (uint64, string, error) {
 	data, info, err := l.store.Get(ctx, l.floorKey())
 	if errors.Is(err, objstore.ErrNotFound) {
 		return 0, "", nil
@@ -337,7 +337,7 @@ func (l *logState) readFloor(ctx context.Context) (uint64, string, error) {
 
 // advanceFloor raises the floor to at least to, by compare-and-swap, so it
 // never moves backwards whatever collectors run at once.
-func (l *logState) advanceFloor(ctx context.Context, to uint64) error {
+func (l *sharedLog) advanceFloor(ctx context.Context, to uint64) error {
 	for attempt := 0; attempt < 16; attempt++ {
 		cur, etag, err := l.readFloor(ctx)
 		if err != nil {
@@ -376,7 +376,7 @@ func (l *logState) advanceFloor(ctx context.Context, to uint64) error {
 // is corruption, never an end of log. The floor is read fresh: it moves
 // before any slot below it is deleted, so a reader that raced a collector
 // sees the floor that explains the deletion.
-func (l *logState) holeOrTruncated(ctx context.Context, slot uint64, context string) error {
+func (l *sharedLog) holeOrTruncated(ctx context.Context, slot uint64, context string) error {
 	floor, _, err := l.readFloor(ctx)
 	if err != nil {
 		return err
@@ -399,7 +399,7 @@ type slotInfo struct {
 // page until the end or until a slot above through (through 0: no bound).
 // complete reports that the listing reached the end of the log. A complete
 // listing is a tail observation, recorded with the time it started.
-func (l *logState) listSlots(ctx context.Context, from, through uint64, all bool) (out []slotInfo, complete bool, err error) {
+func (l *sharedLog) listSlots(ctx context.Context, from, through uint64, all bool) (out []slotInfo, complete bool, err error) {
 	started := time.Now()
 	after := l.startAfter(from)
 	for {
@@ -450,7 +450,7 @@ func (l *logState) listSlots(ctx context.Context, from, through uint64, all bool
 // tail finds the highest landed slot with one LIST from the highest slot
 // known present (more pages only if more than a page of slots landed
 // since). ok is false when the log holds no slot at all.
-func (l *logState) tail(ctx context.Context) (uint64, bool, error) {
+func (l *sharedLog) tail(ctx context.Context) (uint64, bool, error) {
 	hi, hiOK, _ := l.known()
 	from := uint64(0)
 	if hiOK {
@@ -478,7 +478,7 @@ type fetched struct {
 
 // decodeAt decodes slot's object and checks it is slot's envelope: the slot
 // it names, and a base exactly when it is slot 0.
-func (l *logState) decodeAt(slot uint64, data []byte) (core.LogBatch, *core.LogBase, error) {
+func (l *sharedLog) decodeAt(slot uint64, data []byte) (core.LogBatch, *core.LogBase, error) {
 	batch, b, err := decodeSlot(data)
 	if err != nil {
 		return core.LogBatch{}, nil, fmt.Errorf("slot %d: %w", slot, err)
@@ -496,7 +496,7 @@ func (l *logState) decodeAt(slot uint64, data []byte) (core.LogBatch, *core.LogB
 
 // fetch reads slots with up to ReadConcurrency GETs in flight, in order. A
 // missing slot comes back with found false.
-func (l *logState) fetch(ctx context.Context, slots []uint64) ([]fetched, error) {
+func (l *sharedLog) fetch(ctx context.Context, slots []uint64) ([]fetched, error) {
 	out := make([]fetched, len(slots))
 	errs := make([]error, len(slots))
 	sem := make(chan struct{}, l.opts.ReadConcurrency)
@@ -534,7 +534,7 @@ func (l *logState) fetch(ctx context.Context, slots []uint64) ([]fetched, error)
 	return out, nil
 }
 
-func (l *logState) fetchOne(ctx context.Context, f *fetched) error {
+func (l *sharedLog) fetchOne(ctx context.Context, f *fetched) error {
 	data, _, err := l.store.Get(ctx, l.slotKey(f.slot))
 	if errors.Is(err, objstore.ErrNotFound) {
 		return nil
@@ -558,7 +558,7 @@ func (l *logState) fetchOne(ctx context.Context, f *fetched) error {
 // slot missing from the listing below one it shows, or the first one
 // asked for when the listing is empty although it is known to exist, is
 // read directly; only a slot the read does not find either is missing.
-func (l *logState) readRange(ctx context.Context, from, through uint64) ([]core.LogBatch, error) {
+func (l *sharedLog) readRange(ctx context.Context, from, through uint64) ([]core.LogBatch, error) {
 	if through != 0 && through < from {
 		return nil, nil
 	}
@@ -614,7 +614,7 @@ const maxForward = 8
 // below it is known present) without a LIST. After maxForward slots it
 // lists the rest (readRange). Nothing landed from `from` on is an empty
 // result, not an error.
-func (l *logState) readOn(ctx context.Context, from uint64) ([]core.LogBatch, error) {
+func (l *sharedLog) readOn(ctx context.Context, from uint64) ([]core.LogBatch, error) {
 	var out []core.LogBatch
 	for s := from; ; s++ {
 		if len(out) == maxForward {
@@ -645,7 +645,7 @@ func (l *logState) readOn(ctx context.Context, from uint64) ([]core.LogBatch, er
 
 // readForward is readOn from a slot known to have landed: an absent first
 // slot goes through readRange, which tells truncation from a hole.
-func (l *logState) readForward(ctx context.Context, from uint64) ([]core.LogBatch, error) {
+func (l *sharedLog) readForward(ctx context.Context, from uint64) ([]core.LogBatch, error) {
 	out, err := l.readOn(ctx, from)
 	if err == nil && len(out) == 0 {
 		return l.readRange(ctx, from, 0)

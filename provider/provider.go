@@ -80,7 +80,7 @@ type Provider struct {
 	opts Options
 
 	mu   sync.Mutex
-	logs []*logState
+	logs []*sharedLog
 }
 
 // New returns a provider.
@@ -95,7 +95,7 @@ func (p *Provider) Options() Options { return p.opts }
 // state returns the shared state of the log at path in store. Store handles
 // are told apart by identity (two handles on one bucket share nothing;
 // that costs requests, never correctness).
-func (p *Provider) state(store objstore.Store, path string) *logState {
+func (p *Provider) state(store objstore.Store, path string) *sharedLog {
 	comparable := store != nil && reflect.TypeOf(store).Comparable()
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -19,7 +19,7 @@ import (
 // opened over it replays the slots the store lacks and then journals each
 // slot the folder applies, writing nothing (the slot object is the durable
 // record). It is also the log's collector (slate.WalGC).
-type WriterInit struct{ l *logState }
+type WriterInit struct{ l *sharedLog }
 
 // FenceAndInit checks that the store and the log agree (see the package
 // doc, "Opening a folder"), fences a provider-less writer out of the
@@ -94,7 +94,7 @@ func (wi *WriterInit) FenceAndInit(ctx context.Context, m slate.WriterManifest) 
 // those ids are read directly. Slots a read finds are added (a probe
 // object's info carries only its key); the rest of the listing's gaps are
 // the slot iterator's to read.
-func (l *logState) probeAround(ctx context.Context, listed []slotInfo, j uint64, base core.LogBase, nextWal uint64) ([]slotInfo, error) {
+func (l *sharedLog) probeAround(ctx context.Context, listed []slotInfo, j uint64, base core.LogBase, nextWal uint64) ([]slotInfo, error) {
 	var probe []uint64
 	if len(listed) == 0 || listed[0].slot != j {
 		probe = append(probe, j)
@@ -127,7 +127,7 @@ func (l *logState) probeAround(ctx context.Context, listed []slotInfo, j uint64,
 
 // checkEmptySlots allows a replay point past the tree's highest seq only
 // when every slot in between carried no writes (so nothing was skipped).
-func (l *logState) checkEmptySlots(ctx context.Context, base core.LogBase, lastL0, j uint64) error {
+func (l *sharedLog) checkEmptySlots(ctx context.Context, base core.LogBase, lastL0, j uint64) error {
 	from := uint64(0)
 	if lastL0 >= base.SeqBase {
 		from = lastL0 - base.SeqBase + 1
@@ -158,7 +158,7 @@ func (l *logState) checkEmptySlots(ctx context.Context, base core.LogBase, lastL
 // durable from now on) and checks that everything that WAL holds above the
 // replay point is already in the tree: the plug replays the log, never that
 // WAL, so rows left there by a crashed writer would otherwise be lost.
-func (l *logState) fenceNativeWAL(ctx context.Context, m slate.WriterManifest, base core.LogBase, replayAfter, lastL0 uint64) error {
+func (l *sharedLog) fenceNativeWAL(ctx context.Context, m slate.WriterManifest, base core.LogBase, replayAfter, lastL0 uint64) error {
 	native := slate.NewNativeWAL(l.store, l.root)
 	it, w, err := native.FenceAndInit(ctx, m)
 	if err != nil {
@@ -198,7 +198,7 @@ func (wi *WriterInit) Collect(ctx context.Context, referenced []slate.WalRange, 
 // moves to it at once; otherwise one LIST on the writer's goroutine
 // confirms it first. A WalFlushed event follows on that goroutine.
 type walWriter struct {
-	l          *logState
+	l          *sharedLog
 	base       core.LogBase
 	m          slate.WriterManifest
 	flushSlots int
@@ -221,7 +221,7 @@ type walWriter struct {
 	stopOnce sync.Once
 }
 
-func newWriter(l *logState, base core.LogBase, m slate.WriterManifest, tail uint64) *walWriter {
+func newWriter(l *sharedLog, base core.LogBase, m slate.WriterManifest, tail uint64) *walWriter {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &walWriter{l: l, base: base, m: m, flushSlots: l.opts.FlushSlots,
 		appended: tail, confirmed: tail, notified: tail, progress: make(chan struct{}),
@@ -508,7 +508,7 @@ func (w *walWriter) Close(ctx context.Context) error {
 
 // Reader is the log's WAL reader (slate.WalReader): WAL id WalBase+k is
 // slot k, its rows carry seq SeqBase+k.
-type Reader struct{ l *logState }
+type Reader struct{ l *sharedLog }
 
 // Iterator walks the slots whose WAL ids are in rng. Ids below the log's WAL
 // base belong to the store's own WAL, which adoption flushed into the
@@ -539,7 +539,7 @@ func (r *Reader) LastWalID(ctx context.Context, lowerBound uint64) (uint64, erro
 
 // slotIter iterates slots for a WAL id range.
 type slotIter struct {
-	l       *logState
+	l       *sharedLog
 	rng     slate.WalRange // as asked (resolved against the base lazily)
 	base    core.LogBase
 	baseOK  bool

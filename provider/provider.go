@@ -125,7 +125,7 @@ func trimPath(path string) string {
 // slate.WalGC: the engine uses it to truncate the log when no other
 // collector is given.
 func (p *Provider) WriterInit(logStore objstore.Store, path string) slate.WriterInit {
-	return &WriterInit{l: p.state(logStore, path)}
+	return &WriterInit{Collector{l: p.state(logStore, path)}}
 }
 
 // Reader returns the WAL reader over the log (slate.WithWalReader).
@@ -135,7 +135,7 @@ func (p *Provider) Reader(logStore objstore.Store, path string) slate.WalReader 
 
 // GC returns the log's collector (slate.WithWalGC).
 func (p *Provider) GC(logStore objstore.Store, path string) slate.WalGC {
-	return &WriterInit{l: p.state(logStore, path)}
+	return &Collector{l: p.state(logStore, path)}
 }
 
 // Committer returns the log's committer.

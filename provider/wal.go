@@ -19,7 +19,16 @@ import (
 // opened over it replays the slots the store lacks and then journals each
 // slot the folder applies, writing nothing (the slot object is the durable
 // record). It is also the log's collector (slate.WalGC).
-type WriterInit struct{ l *sharedLog }
+type WriterInit struct {
+	// Collector: a folder's plug also truncates the log when the engine
+	// is given no other collector (slate.WalGC).
+	Collector
+}
+
+// Collector is the log's garbage collector (slate.WalGC): it truncates a
+// prefix of the log below the replay point (see the package doc,
+// "Truncation").
+type Collector struct{ l *sharedLog }
 
 // FenceAndInit checks that the store and the log agree (see the package
 // doc, "Opening a folder"), fences a provider-less writer out of the
@@ -186,10 +195,9 @@ func (l *sharedLog) fenceNativeWAL(ctx context.Context, m slate.WriterManifest, 
 	}
 }
 
-// Collect truncates a prefix of the log below the replay point (see the
-// package doc, "Truncation").
-func (wi *WriterInit) Collect(ctx context.Context, referenced []slate.WalRange, minAge time.Duration, dryRun bool) ([]uint64, error) {
-	return wi.l.collect(ctx, referenced, minAge, dryRun)
+// Collect truncates a prefix of the log below the replay point.
+func (c *Collector) Collect(ctx context.Context, referenced []slate.WalRange, minAge time.Duration, dryRun bool) ([]uint64, error) {
+	return c.l.collect(ctx, referenced, minAge, dryRun)
 }
 
 // walWriter is the folder's WalWriter. Append takes the batch of slot k =
@@ -726,6 +734,7 @@ func rowsOf(b core.LogBatch, seq uint64) []slate.Row {
 var (
 	_ slate.WriterInit  = (*WriterInit)(nil)
 	_ slate.WalGC       = (*WriterInit)(nil)
+	_ slate.WalGC       = (*Collector)(nil)
 	_ slate.WalWriter   = (*walWriter)(nil)
 	_ slate.WalReader   = (*Reader)(nil)
 	_ slate.WalIterator = (*slotIter)(nil)

@@ -66,7 +66,7 @@ const (
 	// claimAttempts: a claim lost to peers this many times is given up
 	// (the commit goes ahead unfavoured).
 	claimAttempts = 4
-	// firstClaimLook and maxClaimLook: a held offer first looks at its
+	// firstClaimLook and maxClaimLook: an offer waiting on a claim first looks at its
 	// slot after firstClaimLook, then twice as long each time, up to
 	// maxClaimLook.
 	firstClaimLook = 2 * time.Millisecond
@@ -202,7 +202,7 @@ func (l *commitLogOpen) claimedBy(ctx context.Context, kv kvReader) bool {
 
 // awaitClaim applies a peer's claim to an offer of slot (see the comment
 // at the top of claim.go), given the view the batch was prepared against.
-// It returns the slots that landed from slot on while the offer was held
+// It returns the slots that landed from slot on while the offer waited
 // (a lost race), or none: offer now. An explicit batch facing a live claim
 // fails with CommitConflict instead.
 func (l *commitLogOpen) awaitClaim(ctx context.Context, view kvReader, slot uint64, explicit bool) ([]LogBatch, error) {

@@ -111,9 +111,9 @@ type OfferResult struct {
 type Committer interface {
 	// Base returns the log's base; ok is false while the log is unadopted.
 	Base(ctx context.Context) (base LogBase, ok bool, err error)
-	// Adopt races stamp as slot 0 with base. It returns the base and stamp
-	// that hold slot 0, ours when won is true, a peer's otherwise.
-	Adopt(ctx context.Context, base LogBase, stamp LogBatch) (held LogBase, heldStamp LogBatch, won bool, err error)
+	// Adopt races stamp as slot 0 with base. It returns slot 0's base and
+	// stamp: ours when won is true, a peer's otherwise.
+	Adopt(ctx context.Context, base LogBase, stamp LogBatch) (slot0Base LogBase, slot0Stamp LogBatch, won bool, err error)
 	// Offer races batch.Slot. A write whose outcome cannot be resolved is
 	// an error matching OutcomeUnknown.
 	Offer(ctx context.Context, batch LogBatch) (OfferResult, error)

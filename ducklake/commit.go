@@ -31,8 +31,10 @@ import (
 // C ABI has no native form for this way, so they round-trip bit-exactly.
 type Encoded []byte
 
-// Committer is what Commit needs of an open catalog.
-type Committer interface {
+// RowsCatalog is what Commit needs of an open catalog: a transaction of
+// DuckLake rows (core.Catalog.BeginRows). (Committer, in core and the
+// provider, names a commit log's committer.)
+type RowsCatalog interface {
 	BeginRows(ctx context.Context, expect core.Head) (*core.Transaction, error)
 }
 
@@ -46,7 +48,7 @@ type Committer interface {
 // for core.OutcomeUnknown (the commit may have landed). A commit that landed
 // returns no error, even when the view it leaves cannot be built: the view
 // is nil then, and the caller reads the catalog again.
-func Commit(ctx context.Context, cat Committer, c *Changes) (*View, error) {
+func Commit(ctx context.Context, cat RowsCatalog, c *Changes) (*View, error) {
 	if c == nil {
 		return nil, nil
 	}

@@ -9,7 +9,7 @@
 // write overlay over the View the transaction pinned (deletes, updates and
 // inserts by rowid, NOT NULL and the primary keys enforced), and Commit
 // lands it as one core commit through core's row-level entry point
-// (core.Catalog.BeginRows, which is all it asks of a Committer), returning
+// (core.Catalog.BeginRows, which is all it asks of a RowsCatalog), returning
 // the view the commit leaves.
 //
 // The DuckDB storage extension (cshim/storage, through extension/) serves
@@ -18,7 +18,7 @@
 // owns the mapping between DuckLake's rows and the catalog model. It must
 // not depend on DuckDB itself (its library or C++ API; only the property
 // test runs DuckDB, through duckdb-go), cgo or the C ABI, and it never
-// opens a store: it reads a Dump and commits through a Committer.
+// opens a store: it reads a Dump and commits through a RowsCatalog.
 package ducklake
 
 import (

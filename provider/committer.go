@@ -153,7 +153,7 @@ func (c *Committer) Adopt(ctx context.Context, base core.LogBase, stamp core.Log
 // ours is deleted and the adoption is lost.
 func (c *Committer) adoptWon(ctx context.Context, base core.LogBase, stamp core.LogBatch, started time.Time) (core.LogBase, core.LogBatch, bool, error) {
 	l := c.l
-	held, zombie, err := l.reconcileBase(ctx, base, stamp.TxnID)
+	slot0Base, zombie, err := l.reconcileBase(ctx, base, stamp.TxnID)
 	if err != nil {
 		return core.LogBase{}, core.LogBatch{}, false, coreErr(err, "adoption: slot 0 is ours but writing the base copy failed (Base repairs it)")
 	}
@@ -161,7 +161,7 @@ func (c *Committer) adoptWon(ctx context.Context, base core.LogBase, stamp core.
 		if derr := l.store.Delete(ctx, l.slotKey(0)); derr != nil {
 			l.log.Warn("provider: could not delete a slot 0 written below the floor; readers ignore it", "err", derr)
 		}
-		return held, core.LogBatch{Slot: 0}, false, nil
+		return slot0Base, core.LogBatch{Slot: 0}, false, nil
 	}
 	l.observeTail(0, started)
 	return base, stamp, true, nil
@@ -190,14 +190,14 @@ func (c *Committer) adoptLost(ctx context.Context, got *fetched) (core.LogBase, 
 		}
 		return b, core.LogBatch{Slot: 0}, false, nil
 	}
-	held, zombie, err := l.reconcileBase(ctx, *got.base, got.batch.TxnID)
+	slot0Base, zombie, err := l.reconcileBase(ctx, *got.base, got.batch.TxnID)
 	if err != nil {
 		return core.LogBase{}, core.LogBatch{}, false, coreErr(err, "adoption")
 	}
 	if zombie {
-		return held, core.LogBatch{Slot: 0}, false, nil
+		return slot0Base, core.LogBatch{Slot: 0}, false, nil
 	}
-	return held, got.batch, false, nil
+	return slot0Base, got.batch, false, nil
 }
 
 // Offer races batch.Slot (see the package doc, "The race"). Won: the slot

@@ -229,18 +229,18 @@ func (l *sharedLog) getBase(ctx context.Context) (core.LogBase, bool, error) {
 	if err != nil {
 		return core.LogBase{}, false, err
 	}
-	held, _, err := l.reconcileBase(ctx, *b, stamp.TxnID)
+	slot0Base, _, err := l.reconcileBase(ctx, *b, stamp.TxnID)
 	if err != nil {
 		return core.LogBase{}, false, err
 	}
-	return held, true, nil
+	return slot0Base, true, nil
 }
 
 // reconcileBase writes (or checks) the base copy for slot 0's base b from
 // stamp txn. If the copy holds another base, slot 0 is a zombie when the
 // floor is above it (re-created after truncation: the copy wins, and
 // zombie is true); otherwise the log is corrupt.
-func (l *sharedLog) reconcileBase(ctx context.Context, b core.LogBase, txn uuid.UUID) (held core.LogBase, zombie bool, err error) {
+func (l *sharedLog) reconcileBase(ctx context.Context, b core.LogBase, txn uuid.UUID) (slot0Base core.LogBase, zombie bool, err error) {
 	err = l.ensureBaseCopy(ctx, b, txn)
 	var mm *errBaseMismatch
 	if !errors.As(err, &mm) {

@@ -36,7 +36,7 @@ import (
 // Catalog is what a Lake needs of an open catalog: reading its head, and
 // what ducklake.Commit needs to commit to it.
 type Catalog interface {
-	ducklake.Committer
+	ducklake.RowsCatalog
 	HasLake() bool
 	Head(ctx context.Context) (core.Head, error)
 	Dump(ctx context.Context) (*core.Dump, error)

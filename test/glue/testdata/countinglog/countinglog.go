@@ -26,7 +26,9 @@ func (p *counting) WriterInit(s objstore.Store, path string) slate.WriterInit {
 	return p.inner.WriterInit(s, path)
 }
 
-func (p *counting) Reader(s objstore.Store, path string) slate.WalReader { return p.inner.Reader(s, path) }
+func (p *counting) Reader(s objstore.Store, path string) slate.WalReader {
+	return p.inner.Reader(s, path)
+}
 
 func (p *counting) Committer(s objstore.Store, path string) core.Committer {
 	c := p.inner.Committer(s, path)

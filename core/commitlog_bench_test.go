@@ -8,6 +8,7 @@ import (
 
 	"github.com/moraine-go/moraine/core"
 	"github.com/moraine-go/moraine/core/objstore"
+	"github.com/moraine-go/moraine/internal/testutil/cpustat"
 	"github.com/moraine-go/moraine/internal/testutil/s3test"
 )
 
@@ -79,7 +80,7 @@ func BenchmarkRequestCost(b *testing.B) {
 			}
 			for _, op := range ops {
 				b.Run(op.name, func(b *testing.B) {
-					before, ok := readCPUTimes()
+					before, ok := cpustat.Read()
 					b.ResetTimer()
 					for i := 0; i < b.N; i++ {
 						if err := op.do(i); err != nil {
@@ -87,10 +88,10 @@ func BenchmarkRequestCost(b *testing.B) {
 						}
 					}
 					b.StopTimer()
-					after, _ := readCPUTimes()
+					after, _ := cpustat.Read()
 					if ok {
-						d := after.sub(before)
-						b.ReportMetric(float64(d.busy)*1e6/userHZ/float64(b.N), "cpu-µs/req")
+						d := after.Sub(before)
+						b.ReportMetric(float64(d.Busy)*1e6/cpustat.UserHZ/float64(b.N), "cpu-µs/req")
 					}
 					b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
 				})

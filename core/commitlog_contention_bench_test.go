@@ -36,6 +36,7 @@ import (
 
 	"github.com/moraine-go/moraine/core"
 	"github.com/moraine-go/moraine/core/objstore"
+	"github.com/moraine-go/moraine/internal/testutil/cpustat"
 	"github.com/moraine-go/moraine/internal/testutil/s3test"
 )
 
@@ -159,7 +160,7 @@ type contentionResult struct {
 	counts       objstore.Counts
 	// cpu is the whole machine's CPU time over the row (every writer, the
 	// store's server, anything else running), when it could be read.
-	cpu   cpuTimes
+	cpu   cpustat.Times
 	cpuOK bool
 }
 
@@ -259,15 +260,15 @@ func contentionHandles(b *testing.B, store objstore.Store, writers int) (content
 // busy (1: CPU-bound), the commits/s the machine would allow at this cost
 // per commit were every core busy (commits/s over the busy share), and
 // the share the hypervisor stole.
-func reportCPU(b *testing.B, c cpuTimes, commits, rate float64) {
-	all := float64(c.busy + c.idle + c.steal)
+func reportCPU(b *testing.B, c cpustat.Times, commits, rate float64) {
+	all := float64(c.Busy + c.Idle + c.Steal)
 	if all == 0 {
 		return
 	}
-	b.ReportMetric(float64(c.busy)*1000/userHZ/commits, "cpu-ms/commit")
-	busy := float64(c.busy) / all
+	b.ReportMetric(float64(c.Busy)*1000/cpustat.UserHZ/commits, "cpu-ms/commit")
+	busy := float64(c.Busy) / all
 	b.ReportMetric(busy, "busy")
-	b.ReportMetric(float64(c.steal)/all, "steal")
+	b.ReportMetric(float64(c.Steal)/all, "steal")
 	if busy > 0 {
 		b.ReportMetric(rate/busy, "cpu-bound/s")
 	}

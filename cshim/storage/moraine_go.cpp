@@ -23,27 +23,33 @@ namespace duckdb {
 
 namespace {
 
-//! Every moraine_* function the C++ files call, looked up by name.
+//! Every moraine_* function the C++ files call, looked up by name (a
+//! forwarder for each is defined at the end of this file).
+#define MORAINE_GO_FUNCTIONS(X) \
+	X(moraine_error_free) \
+	X(moraine_attach_with_commit_log) \
+	X(moraine_detach) \
+	X(moraine_catalog_info) \
+	X(moraine_catalog_requests) \
+	X(moraine_runtime_info) \
+	X(moraine_txn_begin) \
+	X(moraine_txn_end) \
+	X(moraine_txn_tables) \
+	X(moraine_table_list_free) \
+	X(moraine_table_free) \
+	X(moraine_scan_open) \
+	X(moraine_scan_next) \
+	X(moraine_scan_close) \
+	X(moraine_txn_insert) \
+	X(moraine_txn_delete) \
+	X(moraine_txn_update) \
+	X(moraine_txn_create_table) \
+	X(moraine_txn_commit)
+
 struct GoFunctions {
-	decltype(&::moraine_error_free) error_free;
-	decltype(&::moraine_attach_with_commit_log) attach_with_commit_log;
-	decltype(&::moraine_detach) detach;
-	decltype(&::moraine_catalog_info) catalog_info;
-	decltype(&::moraine_catalog_requests) catalog_requests;
-	decltype(&::moraine_runtime_info) runtime_info;
-	decltype(&::moraine_txn_begin) txn_begin;
-	decltype(&::moraine_txn_end) txn_end;
-	decltype(&::moraine_txn_tables) txn_tables;
-	decltype(&::moraine_table_list_free) table_list_free;
-	decltype(&::moraine_table_free) table_free;
-	decltype(&::moraine_scan_open) scan_open;
-	decltype(&::moraine_scan_next) scan_next;
-	decltype(&::moraine_scan_close) scan_close;
-	decltype(&::moraine_txn_insert) txn_insert;
-	decltype(&::moraine_txn_delete) txn_delete;
-	decltype(&::moraine_txn_update) txn_update;
-	decltype(&::moraine_txn_create_table) txn_create_table;
-	decltype(&::moraine_txn_commit) txn_commit;
+#define MORAINE_GO_SLOT(name) decltype(&::name) name;
+	MORAINE_GO_FUNCTIONS(MORAINE_GO_SLOT)
+#undef MORAINE_GO_SLOT
 };
 
 //! Written once, under load_lock, before loaded is set; read-only after.
@@ -133,25 +139,9 @@ void LoadLocked() {
 		throw IOException("moraine: cannot load the Go core: %s", error);
 	}
 	GoFunctions f;
-	Lookup(library, "moraine_error_free", f.error_free);
-	Lookup(library, "moraine_attach_with_commit_log", f.attach_with_commit_log);
-	Lookup(library, "moraine_detach", f.detach);
-	Lookup(library, "moraine_catalog_info", f.catalog_info);
-	Lookup(library, "moraine_catalog_requests", f.catalog_requests);
-	Lookup(library, "moraine_runtime_info", f.runtime_info);
-	Lookup(library, "moraine_txn_begin", f.txn_begin);
-	Lookup(library, "moraine_txn_end", f.txn_end);
-	Lookup(library, "moraine_txn_tables", f.txn_tables);
-	Lookup(library, "moraine_table_list_free", f.table_list_free);
-	Lookup(library, "moraine_table_free", f.table_free);
-	Lookup(library, "moraine_scan_open", f.scan_open);
-	Lookup(library, "moraine_scan_next", f.scan_next);
-	Lookup(library, "moraine_scan_close", f.scan_close);
-	Lookup(library, "moraine_txn_insert", f.txn_insert);
-	Lookup(library, "moraine_txn_delete", f.txn_delete);
-	Lookup(library, "moraine_txn_update", f.txn_update);
-	Lookup(library, "moraine_txn_create_table", f.txn_create_table);
-	Lookup(library, "moraine_txn_commit", f.txn_commit);
+#define MORAINE_GO_LOOKUP(name) Lookup(library, #name, f.name);
+	MORAINE_GO_FUNCTIONS(MORAINE_GO_LOOKUP)
+#undef MORAINE_GO_LOOKUP
 	go = f;
 }
 
@@ -176,88 +166,88 @@ using duckdb::go;
 extern "C" {
 
 void moraine_error_free(moraine_error *err) {
-	go.error_free(err);
+	go.moraine_error_free(err);
 }
 
 int32_t moraine_attach_with_commit_log(const char *path, const moraine_s3_config *s3, bool read_only,
                                        const char *data_path, uint64_t flush_interval_ms, const char *checkpoint,
                                        const moraine_commit_log_options *commit_log, moraine_catalog *out,
                                        moraine_error *err) {
-	return go.attach_with_commit_log(path, s3, read_only, data_path, flush_interval_ms, checkpoint, commit_log, out,
+	return go.moraine_attach_with_commit_log(path, s3, read_only, data_path, flush_interval_ms, checkpoint, commit_log, out,
 	                                 err);
 }
 
 int32_t moraine_detach(moraine_catalog catalog, moraine_error *err) {
-	return go.detach(catalog, err);
+	return go.moraine_detach(catalog, err);
 }
 
 int32_t moraine_catalog_info(moraine_catalog catalog, moraine_info *out, moraine_error *err) {
-	return go.catalog_info(catalog, out, err);
+	return go.moraine_catalog_info(catalog, out, err);
 }
 
 int32_t moraine_catalog_requests(moraine_catalog catalog, moraine_table **out, moraine_error *err) {
-	return go.catalog_requests(catalog, out, err);
+	return go.moraine_catalog_requests(catalog, out, err);
 }
 
 int32_t moraine_runtime_info(moraine_runtime *out, moraine_error *err) {
-	return go.runtime_info(out, err);
+	return go.moraine_runtime_info(out, err);
 }
 
 int32_t moraine_txn_begin(moraine_catalog catalog, moraine_txn *out, moraine_error *err) {
-	return go.txn_begin(catalog, out, err);
+	return go.moraine_txn_begin(catalog, out, err);
 }
 
 void moraine_txn_end(moraine_txn txn) {
-	go.txn_end(txn);
+	go.moraine_txn_end(txn);
 }
 
 int32_t moraine_txn_tables(moraine_txn txn, moraine_table_list **out, moraine_error *err) {
-	return go.txn_tables(txn, out, err);
+	return go.moraine_txn_tables(txn, out, err);
 }
 
 void moraine_table_list_free(moraine_table_list *list) {
-	go.table_list_free(list);
+	go.moraine_table_list_free(list);
 }
 
 void moraine_table_free(moraine_table *table) {
-	go.table_free(table);
+	go.moraine_table_free(table);
 }
 
 int32_t moraine_scan_open(moraine_txn txn, const char *table, const uint64_t *columns, uint64_t column_count,
                           const moraine_filter *filters, uint64_t filter_count, moraine_scan *out,
                           moraine_error *err) {
-	return go.scan_open(txn, table, columns, column_count, filters, filter_count, out, err);
+	return go.moraine_scan_open(txn, table, columns, column_count, filters, filter_count, out, err);
 }
 
 int32_t moraine_scan_next(moraine_scan scan, uint64_t max_rows, moraine_table **out, moraine_error *err) {
-	return go.scan_next(scan, max_rows, out, err);
+	return go.moraine_scan_next(scan, max_rows, out, err);
 }
 
 void moraine_scan_close(moraine_scan scan) {
-	go.scan_close(scan);
+	go.moraine_scan_close(scan);
 }
 
 int32_t moraine_txn_insert(moraine_txn txn, const char *table, const moraine_rows *rows, moraine_error *err) {
-	return go.txn_insert(txn, table, rows, err);
+	return go.moraine_txn_insert(txn, table, rows, err);
 }
 
 int32_t moraine_txn_delete(moraine_txn txn, const char *table, const int64_t *rowids, uint64_t count,
                            uint64_t *deleted, moraine_error *err) {
-	return go.txn_delete(txn, table, rowids, count, deleted, err);
+	return go.moraine_txn_delete(txn, table, rowids, count, deleted, err);
 }
 
 int32_t moraine_txn_update(moraine_txn txn, const char *table, const int64_t *rowids, const uint64_t *columns,
                            uint64_t column_count, const moraine_rows *rows, moraine_error *err) {
-	return go.txn_update(txn, table, rowids, columns, column_count, rows, err);
+	return go.moraine_txn_update(txn, table, rowids, columns, column_count, rows, err);
 }
 
 int32_t moraine_txn_create_table(moraine_txn txn, const moraine_table_def *def, bool if_not_exists,
                                  moraine_error *err) {
-	return go.txn_create_table(txn, def, if_not_exists, err);
+	return go.moraine_txn_create_table(txn, def, if_not_exists, err);
 }
 
 int32_t moraine_txn_commit(moraine_txn txn, moraine_error *err) {
-	return go.txn_commit(txn, err);
+	return go.moraine_txn_commit(txn, err);
 }
 
 } // extern "C"

@@ -31,6 +31,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moraine-go/moraine/internal/testutil/cpustat"
 	"github.com/moraine-go/moraine/internal/testutil/pgtest"
 	"github.com/moraine-go/moraine/internal/testutil/s3test"
 )
@@ -44,23 +45,13 @@ type benchResult struct {
 }
 
 // machineCPU is the CPU time every process of the machine has used so far
-// (/proc/stat's first line: all but idle and iowait, in USER_HZ ticks of
-// 10 ms).
+// (/proc/stat: user, nice, system, irq, softirq).
 func machineCPU(tb testing.TB) time.Duration {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		tb.Fatal(err)
+	t, ok := cpustat.Read()
+	if !ok {
+		tb.Fatal("no /proc/stat: the CPU per commit cannot be read")
 	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	f := strings.Fields(line)
-	var busy int64
-	for i, v := range f[1:] {
-		n, _ := strconv.ParseInt(v, 10, 64)
-		if i != 3 && i != 4 { // idle, iowait
-			busy += n
-		}
-	}
-	return time.Duration(busy) * 10 * time.Millisecond
+	return t.BusyTime()
 }
 
 var (

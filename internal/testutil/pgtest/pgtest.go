@@ -16,7 +16,6 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -100,39 +99,4 @@ func (s *Server) CreateDB(tb testing.TB, name string) string {
 		tb.Fatalf("createdb %s: %v\n%s", name, err, out)
 	}
 	return fmt.Sprintf("dbname=%s host=127.0.0.1 port=%d user=postgres", name, s.Port)
-}
-
-// PIDs returns the server's processes (the postmaster and its children),
-// for CPU accounting from /proc.
-func (s *Server) PIDs() []int {
-	b, err := os.ReadFile(filepath.Join(s.dir, "data", "postmaster.pid"))
-	if err != nil {
-		return nil
-	}
-	first, _, _ := strings.Cut(string(b), "\n")
-	pm, err := strconv.Atoi(strings.TrimSpace(first))
-	if err != nil {
-		return nil
-	}
-	pids := []int{pm}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...: comm may hold spaces; split after ')'.
-		rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
-		f := strings.Fields(rest)
-		if len(f) > 1 {
-			if ppid, err := strconv.Atoi(f[1]); err == nil && ppid == pm {
-				pids = append(pids, pid)
-			}
-		}
-	}
-	return pids
 }

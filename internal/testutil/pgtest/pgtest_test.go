@@ -20,7 +20,4 @@ func TestStartServesSQL(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "42") || !strings.Contains(string(out), "on") {
 		t.Fatalf("psql %q: %v\n%s", conn, err, out)
 	}
-	if len(s.PIDs()) < 2 {
-		t.Fatalf("server processes %v: want the postmaster and its children", s.PIDs())
-	}
 }

@@ -126,23 +126,19 @@ func (c *Conn) Close() { C.capi_disconnect(c.conn) }
 // Interrupt interrupts the query running on c; any goroutine may call it.
 func (c *Conn) Interrupt() { C.capi_interrupt(c.conn) }
 
-// Query runs sql and returns its columns and rows (nil for NULL), or
-// DuckDB's error.
+// Query runs sql and returns its columns and rows (nil for NULL), rendered
+// as the duckdb-go shell renders them (see the package doc), or DuckDB's
+// error.
 func (c *Conn) Query(sql string) ([]string, [][]*string, error) {
-	csql := C.CString(sql)
-	defer C.free(unsafe.Pointer(csql))
-	var cerr *C.char
-	res := C.capi_query(c.conn, csql, &cerr)
-	if res == nil {
-		return nil, nil, errors.New(takeString(cerr))
+	r, err := c.Run(sql)
+	if err != nil {
+		return nil, nil, err
 	}
-	defer C.capi_result_free(res)
-	ncol, nrow := int64(C.capi_columns(res)), int64(C.capi_rows(res))
-	cols := make([]string, ncol)
-	types := make([]C.int, ncol)
+	defer r.Close()
+	cols, _ := r.Columns()
+	types := make([]C.int, len(cols))
 	for i := range cols {
-		cols[i] = C.GoString(C.capi_column_name(res, C.int64_t(i)))
-		types[i] = C.capi_column_type(res, C.int64_t(i))
+		types[i] = C.capi_column_type(r.res, C.int64_t(i))
 		switch types[i] {
 		case C.DUCKDB_TYPE_LIST, C.DUCKDB_TYPE_STRUCT, C.DUCKDB_TYPE_MAP, C.DUCKDB_TYPE_ARRAY, C.DUCKDB_TYPE_UNION:
 			// The C API's value functions give nothing for nested types:
@@ -150,52 +146,47 @@ func (c *Conn) Query(sql string) ([]string, [][]*string, error) {
 			return nil, nil, fmt.Errorf("capi: column %q is a nested type, which this host cannot render; cast it to VARCHAR in the query", cols[i])
 		}
 	}
-	rows := make([][]*string, 0, nrow)
-	for r := range nrow {
-		row := make([]*string, ncol)
-		for i := range row {
-			if C.capi_is_null(res, C.int64_t(i), C.int64_t(r)) {
-				continue
+	rows := make([][]*string, 0, r.Rows())
+	for row := range r.Rows() {
+		vals := make([]*string, len(cols))
+		for i := range vals {
+			if !r.IsNull(i, row) {
+				s := r.shellText(types[i], i, row)
+				vals[i] = &s
 			}
-			s := render(res, types[i], C.int64_t(i), C.int64_t(r))
-			row[i] = &s
 		}
-		rows = append(rows, row)
+		rows = append(rows, vals)
 	}
 	return cols, rows, nil
 }
 
-// render renders one value as the duckdb-go shell does.
-func render(res *C.duckdb_result, typ C.int, col, row C.int64_t) string {
+// shellText renders one value as the duckdb-go shell does.
+func (r *Result) shellText(typ C.int, col, row int) string {
+	res, c, w := r.res, C.int64_t(col), C.int64_t(row)
 	switch typ {
 	case C.DUCKDB_TYPE_BOOLEAN:
-		return strconv.FormatBool(bool(C.capi_bool(res, col, row)))
+		return strconv.FormatBool(r.Bool(col, row))
 	case C.DUCKDB_TYPE_TINYINT, C.DUCKDB_TYPE_SMALLINT, C.DUCKDB_TYPE_INTEGER, C.DUCKDB_TYPE_BIGINT:
-		return strconv.FormatInt(int64(C.capi_int64(res, col, row)), 10)
+		return strconv.FormatInt(int64(C.capi_int64(res, c, w)), 10)
 	case C.DUCKDB_TYPE_UTINYINT, C.DUCKDB_TYPE_USMALLINT, C.DUCKDB_TYPE_UINTEGER, C.DUCKDB_TYPE_UBIGINT:
-		return strconv.FormatUint(uint64(C.capi_uint64(res, col, row)), 10)
+		return strconv.FormatUint(uint64(C.capi_uint64(res, c, w)), 10)
 	case C.DUCKDB_TYPE_DOUBLE, C.DUCKDB_TYPE_DECIMAL:
-		return fmt.Sprint(float64(C.capi_double(res, col, row)))
+		return fmt.Sprint(float64(C.capi_double(res, c, w)))
 	case C.DUCKDB_TYPE_FLOAT:
-		return fmt.Sprint(float32(C.capi_float(res, col, row)))
+		return fmt.Sprint(float32(C.capi_float(res, c, w)))
 	case C.DUCKDB_TYPE_TIMESTAMP, C.DUCKDB_TYPE_TIMESTAMP_TZ:
-		return time.UnixMicro(int64(C.capi_timestamp(res, col, row))).UTC().Format(time.RFC3339Nano)
+		return time.UnixMicro(int64(C.capi_timestamp(res, c, w))).UTC().Format(time.RFC3339Nano)
 	case C.DUCKDB_TYPE_DATE:
-		return time.Unix(int64(C.capi_date(res, col, row))*86400, 0).UTC().Format(time.RFC3339Nano)
+		return time.Unix(int64(C.capi_date(res, c, w))*86400, 0).UTC().Format(time.RFC3339Nano)
 	case C.DUCKDB_TYPE_BLOB:
 		var n C.int64_t
-		p := C.capi_blob(res, col, row, &n)
+		p := C.capi_blob(res, c, w, &n)
 		if p == nil { // an empty BLOB
 			return ""
 		}
 		defer C.free(unsafe.Pointer(p))
 		return C.GoStringN(p, C.int(n))
 	}
-	var n C.int64_t
-	p := C.capi_varchar(res, col, row, &n)
-	if p == nil {
-		return ""
-	}
-	defer C.free(unsafe.Pointer(p))
-	return C.GoStringN(p, C.int(n))
+	s, _ := r.Text(col, row)
+	return s
 }

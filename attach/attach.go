@@ -431,8 +431,13 @@ type Attached struct {
 	WalStore objstore.Store // nil without WAL_STORE
 	// Requests counts the requests the catalog made to Store and WalStore
 	// (both are wrapped): what an operator or a test reads to see what an
-	// attach costs.
+	// attach costs. A named lake (OpenLake) counts into its store's.
 	Requests, WalRequests *objstore.CountingStore
+	// Lake is the name of a named lake (OpenLake), "" for the store's own.
+	Lake string
+	// root is the store a named lake was opened in (nil for the store's
+	// own lake).
+	root objstore.Store
 }
 
 // Role is the attach's role, as the catalog handle reports it, except that
@@ -470,7 +475,6 @@ func (c *Config) Open(ctx context.Context) (*Attached, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := c.Catalog
 	a := &Attached{Config: c, Requests: objstore.WithCounting(store)}
 	a.Store = a.Requests
 	if c.WalStore != "" {
@@ -480,15 +484,90 @@ func (c *Config) Open(ctx context.Context) (*Attached, error) {
 		}
 		a.WalRequests = objstore.WithCounting(wal)
 		a.WalStore = a.WalRequests
+	}
+	if err := a.openCatalog(ctx); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// openCatalog opens the catalog on a.Store (and a.WalStore) with the
+// attach's options.
+func (a *Attached) openCatalog(ctx context.Context) error {
+	opts := a.Config.Catalog
+	opts.NamedLake = a.Lake
+	if a.WalStore != nil {
 		opts.WalStore = a.WalStore
 	}
-	if c.ReadOnly {
+	var err error
+	if a.Config.ReadOnly {
 		a.Catalog, err = core.OpenReadOnly(ctx, a.Store, opts)
 	} else {
 		a.Catalog, err = core.Open(ctx, a.Store, opts)
 	}
-	if err != nil {
+	return err
+}
+
+// OpenLake opens the lake named name in the store a was opened on (a
+// DuckLake METADATA_SCHEMA; see core.LakeStore), with a's options: its own
+// catalog, read-only when a is, its WAL (or commit log) under the same name
+// in the WAL store. Without create, a lake that is not published is
+// NotFound; with it, an unpublished lake opens too (empty, with LeaveEmpty)
+// and PublishLake lists it. Close it as any attach.
+func (a *Attached) OpenLake(ctx context.Context, name string, create bool) (*Attached, error) {
+	if a.root != nil {
+		return nil, &core.Error{Kind: core.InvalidArgument, Msg: fmt.Sprintf("the lake %q holds no lakes of its own; open %q in the store's own lake", a.Lake, name)}
+	}
+	if core.IsMainLake(name) {
+		return nil, &core.Error{Kind: core.InvalidArgument, Msg: fmt.Sprintf("%q is the store's own lake, the one the attach opened, not a named lake", name)}
+	}
+	if !create {
+		_, ok, err := core.FindLake(ctx, a.Store, name)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, &core.Error{Kind: core.NotFound, Msg: fmt.Sprintf("the store %s holds no lake (metadata schema) named %q", Render(a.Config.Path), name)}
+		}
+	}
+	l := &Attached{Config: a.Config, Requests: a.Requests, WalRequests: a.WalRequests, Lake: name, root: a.Store}
+	var err error
+	if l.Store, err = core.LakeStore(a.Store, name); err != nil {
 		return nil, err
 	}
-	return a, nil
+	if a.WalStore != nil {
+		if l.WalStore, err = core.LakeStore(a.WalStore, name); err != nil {
+			return nil, err
+		}
+	}
+	if err := l.openCatalog(ctx); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// PublishLake lists a named lake in its store (core.PublishLake); for the
+// store's own lake it does nothing.
+func (a *Attached) PublishLake(ctx context.Context) error {
+	if a.root == nil {
+		return nil
+	}
+	return core.PublishLake(ctx, a.root, a.Lake)
+}
+
+// FindLake reports whether the lake named name is published in the store a
+// was opened on, and the name it was published with (core.FindLake).
+func (a *Attached) FindLake(ctx context.Context, name string) (string, bool, error) {
+	if a.root != nil {
+		return "", false, nil
+	}
+	return core.FindLake(ctx, a.Store, name)
+}
+
+// Lakes lists the named lakes of the store a was opened on (core.Lakes).
+func (a *Attached) Lakes(ctx context.Context) ([]string, error) {
+	if a.root != nil {
+		return nil, nil
+	}
+	return core.Lakes(ctx, a.Store)
 }

@@ -236,6 +236,9 @@ func OpenReadOnly(ctx context.Context, store objstore.Store, opts CatalogOptions
 	if err != nil {
 		switch {
 		case errors.Is(err, slate.ErrNotInitialized):
+			if c, ok, lerr := openEmptyOfLakes(ctx, store, opts); lerr != nil || ok {
+				return c, lerr
+			}
 			return nil, errorf(NotFound, "no moraine catalog at %s (path %q): open it read-write once to create it", store, opts.Path)
 		case errors.Is(err, slate.ErrCheckpointMissing):
 			return nil, wrapf(NotFound, err, "checkpoint %s does not exist in the catalog at %s", opts.Checkpoint, store)
@@ -246,9 +249,33 @@ func OpenReadOnly(ctx context.Context, store objstore.Store, opts CatalogOptions
 	// No provider here (OpenReadOnly takes openLogReader when there is one).
 	if err := c.loadFormat(ctx, r, false); err != nil {
 		r.Close(ctx)
+		if KindOf(err) == NotFound {
+			if c, ok, lerr := openEmptyOfLakes(ctx, store, opts); lerr != nil || ok {
+				return c, lerr
+			}
+		}
 		return nil, err
 	}
 	return c, nil
+}
+
+// openEmptyOfLakes is a read-only open with LeaveEmpty of a store without
+// a catalog that is part of a store of lakes (lakes.go): a named lake
+// (opts.NamedLake), or a store that holds named lakes but no lake of its
+// own. It gives a handle holding no lake, as a read-write open with
+// LeaveEmpty does. ok is false for any other store (its read-only open is
+// refused).
+func openEmptyOfLakes(ctx context.Context, store objstore.Store, opts CatalogOptions) (*Catalog, bool, error) {
+	if !opts.LeaveEmpty || opts.Checkpoint != "" {
+		return nil, false, nil
+	}
+	if opts.NamedLake == "" {
+		names, err := Lakes(ctx, store)
+		if err != nil || len(names) == 0 {
+			return nil, false, err
+		}
+	}
+	return &Catalog{store: engineStore(store, opts), opts: opts, log: opts.Logger, readOnly: true, empty: true}, true, nil
 }
 
 // ReadOnly reports whether the handle was opened read-only.

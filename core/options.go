@@ -48,8 +48,15 @@ type CatalogOptions struct {
 	// storage extension opens this way, because DuckLake decides whether to
 	// create a lake by looking at the store. On the commit-log path too: an
 	// empty store is adopted empty, and the first slot after the adoption
-	// stamp is the commit that creates the lake (commitlog_roles.go).
+	// stamp is the commit that creates the lake (commitlog_roles.go). A
+	// read-only open with LeaveEmpty of a store without a catalog that is a
+	// named lake (NamedLake) or holds named lakes (lakes.go) holds no lake
+	// either, instead of being refused.
 	LeaveEmpty bool
+
+	// NamedLake is the name of the named lake the store is (LakeStore), ""
+	// for a store's own lake.
+	NamedLake string
 
 	// WalStore keeps the engine's WAL (or the commit log) in another object
 	// store, for example a low-latency bucket. It must stay the same for the

@@ -216,6 +216,35 @@ int32_t moraine_catalog_info(moraine_catalog catalog, moraine_info *out, moraine
 typedef struct moraine_table moraine_table;
 int32_t moraine_catalog_requests(moraine_catalog catalog, moraine_table **out, moraine_error *err);
 
+/* ---- Several lakes in one store ------------------------------------------
+ * The lake an attach opens is the store's own (DuckLake's metadata schema
+ * "main"); the store may hold named lakes besides it, one per DuckLake
+ * METADATA_SCHEMA, each a catalog of its own (its snapshots, ids, commits
+ * and, on a log-resident store, its own commit log). Names compare ASCII
+ * case-insensitively; "main" is the store's own and no named lake. */
+
+/* The named lakes published in catalog's store, as a table (free with
+ * moraine_table_free) of one column name (VARCHAR), by name. */
+int32_t moraine_catalog_lakes(moraine_catalog catalog, moraine_table **out, moraine_error *err);
+
+/* Sets *found to whether the lake named name is published in catalog's
+ * store. */
+int32_t moraine_catalog_find_lake(moraine_catalog catalog, const char *name, bool *found, moraine_error *err);
+
+/* Opens the lake named name in catalog's store with catalog's attach
+ * options (read-only when it is) into *out, a handle of its own: detach it
+ * with moraine_detach, before or after catalog. Without create, a lake not
+ * published is MORAINE_NOT_FOUND; with it, an unpublished lake opens too
+ * (holding no lake until its first commit) and is listed once
+ * moraine_catalog_publish_lake is called. */
+int32_t moraine_catalog_open_lake(moraine_catalog catalog, const char *name, bool create, moraine_catalog *out,
+                                  moraine_error *err);
+
+/* Publishes (lists) the named lake lake was opened as; a published lake or
+ * the store's own lake is left as it is. Call it before the lake's first
+ * commit, so no committed lake goes unlisted. */
+int32_t moraine_catalog_publish_lake(moraine_catalog lake, moraine_error *err);
+
 /* ---- The storage extension: transactions, tables, scans -----------------
  * The C++ catalog of the DuckDB v1.4.4 storage extension drives these. A
  * transaction pins the lake's head when it begins: its table list and every

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -36,7 +37,20 @@ func runInspect(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	opts.FollowLatest, opts.ReaderPollInterval = true, -1
+	var named []string
+	if sf.lakeName == "" {
+		if named, err = core.Lakes(ctx, store); err != nil {
+			return err
+		}
+		if len(named) > 0 {
+			fmt.Fprintf(out, "named lakes  %s (inspect one with -lake NAME)\n", quoteAll(named))
+		}
+	}
 	cat, err := core.OpenReadOnly(ctx, store, opts)
+	if core.KindOf(err) == core.NotFound && len(named) > 0 {
+		fmt.Fprintln(out, "the store holds no lake of its own (schema main), only the named lakes above")
+		return nil
+	}
 	if core.NeedsCommitLog(err) {
 		// A log-resident lake: read it through the in-tree commit log,
 		// tailing it so the listing includes unfolded slots.
@@ -155,4 +169,13 @@ func printCatalog(ctx context.Context, out io.Writer, uri string, cat *core.Cata
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\n", s.ID, s.Time.Format("2006-01-02 15:04:05.000"), s.SchemaVersion, s.ChangesMade, strings.TrimSpace(note))
 	}
 	return tw.Flush()
+}
+
+// quoteAll quotes each name and joins them with ", ".
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/moraine-go/moraine/core"
+	"github.com/moraine-go/moraine/core/objstore"
 )
 
 func runMoveWal(ctx context.Context, args []string, out io.Writer) error {
@@ -49,6 +50,18 @@ flags:
 	catOpts, err := sf.catalogOptions(ctx) // -wal-store: where the WAL is now
 	if err != nil {
 		return err
+	}
+	if sf.lakeName != "" {
+		// A named lake's WAL moves to the same name in the new store.
+		for _, s := range []*objstore.Store{&store, &to, &catOpts.WalStore} {
+			if *s == nil {
+				continue
+			}
+			if *s, err = core.LakeStore(*s, sf.lakeName); err != nil {
+				return err
+			}
+		}
+		catOpts.NamedLake = sf.lakeName
 	}
 	rep, err := core.MoveWalStore(ctx, store, to, core.MoveWalOptions{Catalog: catOpts})
 	if err != nil {

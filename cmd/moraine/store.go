@@ -10,6 +10,7 @@ import (
 
 // storeFlags are the flags every command that opens a lake takes.
 type storeFlags struct {
+	lakeName string
 	path     string
 	walStore string
 	endpoint string
@@ -21,6 +22,7 @@ type storeFlags struct {
 }
 
 func (s *storeFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&s.lakeName, "lake", "", "a named lake of the store (DuckLake's METADATA_SCHEMA; 'moraine inspect' lists them); default: the store's own lake (schema main)")
 	fs.StringVar(&s.path, "path", "", "the catalog's prefix inside the store")
 	fs.StringVar(&s.walStore, "wal-store", "", "the store the lake's WAL is in, after move-wal moved it out of the lake's own store (default: the lake's own store)")
 	fs.StringVar(&s.endpoint, "s3-endpoint", "", "S3 endpoint URL (default: AWS, or AWS_ENDPOINT_URL_S3)")
@@ -49,6 +51,18 @@ func (s *storeFlags) lake(ctx context.Context, uri string) (objstore.Store, core
 	if err != nil {
 		return nil, core.CatalogOptions{}, err
 	}
+	if s.lakeName == "" {
+		return store, opts, nil
+	}
+	if store, err = core.LakeStore(store, s.lakeName); err != nil {
+		return nil, core.CatalogOptions{}, err
+	}
+	if opts.WalStore != nil {
+		if opts.WalStore, err = core.LakeStore(opts.WalStore, s.lakeName); err != nil {
+			return nil, core.CatalogOptions{}, err
+		}
+	}
+	opts.NamedLake = s.lakeName
 	return store, opts, nil
 }
 

@@ -278,3 +278,38 @@ func TestCountingCountsRequestsAndBytes(t *testing.T) {
 		t.Errorf("reads %d writes %d total %d", d.Reads(), d.Writes(), d.Total())
 	}
 }
+
+func TestPrefixedKeysLiveUnderThePrefix(t *testing.T) {
+	inner := objstore.NewMemory(0)
+	a := objstore.WithPrefix(inner, "lakes/a/")
+	b := objstore.WithPrefix(inner, "lakes/b/")
+	if _, err := a.Put(bg, "wal/1", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := inner.Get(bg, "lakes/a/wal/1"); err != nil {
+		t.Fatalf("inner key: %v", err)
+	}
+	if _, err := b.Head(bg, "wal/1"); !errors.Is(err, objstore.ErrNotFound) {
+		t.Fatalf("b sees a's key: %v", err)
+	}
+	// A conditional create in one part does not collide with the other's.
+	if _, err := b.PutIfAbsent(bg, "wal/1", []byte("y")); err != nil {
+		t.Fatalf("b's create: %v", err)
+	}
+	if _, err := a.PutIfAbsent(bg, "wal/1", []byte("z")); !errors.Is(err, objstore.ErrExists) {
+		t.Fatalf("a's second create: %v, want ErrExists", err)
+	}
+	got, err := objstore.ListAll(bg, a, "", "")
+	if err != nil || len(got) != 1 || got[0].Key != "wal/1" {
+		t.Fatalf("a lists %v, %v; want [wal/1]", got, err)
+	}
+	if s := a.String(); s != "memory://lakes/a/" && s != inner.String()+"/lakes/a/" && s != inner.String()+"lakes/a/" {
+		t.Fatalf("String() = %q", s)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("WithPrefix accepted a prefix without a trailing '/'")
+		}
+	}()
+	objstore.WithPrefix(inner, "lakes/a")
+}

@@ -5,6 +5,7 @@
 #include "duckdb/common/exception/binder_exception.hpp"
 #include "duckdb/execution/physical_plan_generator.hpp"
 #include "duckdb/parser/parsed_data/create_schema_info.hpp"
+#include "duckdb/parser/parsed_data/drop_info.hpp"
 #include "duckdb/planner/expression/bound_reference_expression.hpp"
 #include "duckdb/planner/operator/logical_delete.hpp"
 #include "duckdb/planner/operator/logical_insert.hpp"
@@ -16,6 +17,7 @@
 #include "moraine_insert.hpp"
 #include "moraine_schema_entry.hpp"
 #include "moraine_table_entry.hpp"
+#include "moraine_transaction.hpp"
 #include "moraine_update.hpp"
 
 namespace duckdb {
@@ -26,42 +28,163 @@ MoraineCatalog::MoraineCatalog(AttachedDatabase &db, moraine_catalog handle_p, s
 
 MoraineCatalog::~MoraineCatalog() {
 	// A writer waits for commits in flight; an error closing cannot be
-	// reported from a destructor, and the handle is released regardless.
+	// reported from a destructor, and the handles are released regardless.
+	for (auto &lake : lakes) {
+		moraine_detach(lake.second->Handle(), nullptr);
+	}
 	moraine_detach(handle, nullptr);
 }
 
 void MoraineCatalog::Initialize(bool load_builtin) {
 	CreateSchemaInfo info;
 	info.schema = DEFAULT_SCHEMA;
-	main_schema = make_uniq<MoraineSchemaEntry>(*this, info);
+	main_schema = make_uniq<MoraineSchemaEntry>(*this, info, handle, true);
+}
+
+namespace {
+bool IsMain(const string &name) {
+	return StringUtil::CIEquals(name, DEFAULT_SCHEMA);
+}
+
+struct TableDeleter {
+	void operator()(moraine_table *t) const {
+		moraine_table_free(t);
+	}
+};
+} // namespace
+
+MoraineSchemaEntry &MoraineCatalog::OpenLake(const string &name, bool create, bool published) {
+	{
+		lock_guard<mutex> guard(lake_lock);
+		auto it = lakes.find(name);
+		if (it != lakes.end()) {
+			if (published) {
+				it->second->SetPublished();
+			}
+			return *it->second;
+		}
+	}
+	// Opened unlocked (it reads the store); the first of racing opens is
+	// kept and the others detached.
+	MoraineError err;
+	moraine_catalog lake = 0;
+	err.Check(moraine_catalog_open_lake(handle, name.c_str(), create, &lake, err.Out()),
+	          "moraine: opening the schema " + name + " of " + GetName());
+	CreateSchemaInfo info;
+	info.schema = name;
+	auto entry = make_uniq<MoraineSchemaEntry>(*this, info, lake, published);
+	lock_guard<mutex> guard(lake_lock);
+	auto it = lakes.find(name);
+	if (it != lakes.end()) {
+		moraine_detach(lake, nullptr);
+		if (published) {
+			it->second->SetPublished();
+		}
+		return *it->second;
+	}
+	auto &result = *entry;
+	lakes[name] = std::move(entry);
+	return result;
+}
+
+optional_ptr<MoraineSchemaEntry> MoraineCatalog::FindLake(const string &name, bool listed,
+                                                          optional_ptr<MoraineTransaction> txn) {
+	optional_ptr<MoraineSchemaEntry> known;
+	{
+		lock_guard<mutex> guard(lake_lock);
+		auto it = lakes.find(name);
+		if (it != lakes.end()) {
+			known = it->second.get();
+		}
+	}
+	if (known && (known->Published() || (txn && txn->CreatedHere(*known)))) {
+		return known;
+	}
+	if (!listed) {
+		// Not known here, or created by a transaction that has not
+		// committed: another process may have published it since.
+		MoraineError err;
+		bool found = false;
+		err.Check(moraine_catalog_find_lake(handle, name.c_str(), &found, err.Out()),
+		          "moraine: looking up the schema " + name + " of " + GetName());
+		if (!found) {
+			return nullptr;
+		}
+	}
+	return &OpenLake(name, false, true);
 }
 
 optional_ptr<CatalogEntry> MoraineCatalog::CreateSchema(CatalogTransaction transaction, CreateSchemaInfo &info) {
-	throw NotImplementedException("moraine: a lake has the one schema \"main\"; CREATE SCHEMA \"%s\" in \"%s\" is not "
-	                              "supported",
-	                              info.schema, GetName());
+	CheckWritable("CREATE SCHEMA");
+	auto &txn = MoraineTransaction::Get(transaction, *this);
+	if (IsMain(info.schema) || FindLake(info.schema, false, &txn)) {
+		switch (info.on_conflict) {
+		case OnCreateConflict::IGNORE_ON_CONFLICT:
+			return nullptr;
+		case OnCreateConflict::ERROR_ON_CONFLICT:
+			throw CatalogException("moraine: schema \"%s\" already exists in \"%s\"", info.schema, GetName());
+		default:
+			throw NotImplementedException("moraine: CREATE OR REPLACE SCHEMA \"%s\" in \"%s\" is not supported (a "
+			                              "schema is a lake, never replaced)",
+			                              info.schema, GetName());
+		}
+	}
+	// A lake of its own, listed when this transaction commits.
+	auto &lake = OpenLake(info.schema, true, false);
+	txn.Writes(lake, "CREATE SCHEMA " + info.schema);
+	txn.Created(lake);
+	return &lake;
 }
 
 void MoraineCatalog::DropSchema(ClientContext &context, DropInfo &info) {
-	throw NotImplementedException("moraine: a lake's schema \"main\" cannot be dropped");
+	CheckWritable("DROP SCHEMA");
+	throw NotImplementedException("moraine: DROP SCHEMA \"%s\" in \"%s\" is not supported: a schema is a lake, which "
+	                              "stays once created",
+	                              info.name, GetName());
 }
 
 void MoraineCatalog::ScanSchemas(ClientContext &context, std::function<void(SchemaCatalogEntry &)> callback) {
 	callback(*main_schema);
+	auto &txn = MoraineTransaction::Get(context, *this);
+	MoraineError err;
+	moraine_table *raw = nullptr;
+	err.Check(moraine_catalog_lakes(handle, &raw, err.Out()), "moraine: listing the schemas of " + GetName());
+	unique_ptr<moraine_table, TableDeleter> list(raw);
+	case_insensitive_set_t seen;
+	for (idx_t r = 0; r < list->row_count; r++) {
+		auto &s = static_cast<const moraine_string *>(list->columns[0].data)[r];
+		string name(s.data, s.size);
+		seen.insert(name);
+		callback(*FindLake(name, true, &txn));
+	}
+	for (auto &lake : txn.CreatedLakes()) {
+		if (seen.find(lake.get().name) == seen.end()) {
+			callback(lake.get());
+		}
+	}
 }
 
 optional_ptr<SchemaCatalogEntry> MoraineCatalog::LookupSchema(CatalogTransaction transaction,
                                                               const EntryLookupInfo &schema_lookup,
                                                               OnEntryNotFound if_not_found) {
 	auto &name = schema_lookup.GetEntryName();
-	if (name == DEFAULT_SCHEMA || StringUtil::CIEquals(name, DEFAULT_SCHEMA)) {
+	if (IsMain(name)) {
 		return main_schema.get();
+	}
+	optional_ptr<MoraineTransaction> txn;
+	if (transaction.transaction || transaction.HasContext()) {
+		txn = &MoraineTransaction::Get(transaction, *this);
+	}
+	auto lake = FindLake(name, false, txn);
+	if (lake) {
+		return lake.get();
 	}
 	if (if_not_found == OnEntryNotFound::RETURN_NULL) {
 		return nullptr;
 	}
-	throw BinderException("moraine: schema \"%s\" does not exist in \"%s\" (a lake has the one schema \"main\")", name,
-	                      GetName());
+	throw CatalogException("moraine: schema \"%s\" does not exist in \"%s\" (its schemas: main and the lakes CREATE "
+	                       "SCHEMA made; duckdb_schemas() lists them)",
+	                       name, GetName());
 }
 
 void MoraineCatalog::CheckWritable(const string &what) {

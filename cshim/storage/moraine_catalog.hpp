@@ -2,9 +2,12 @@
 // moraine storage extension: an attached lake as a DuckDB catalog
 //
 // ATTACH 'moraine:<uri>' AS m (...) / ATTACH '<uri>' AS m (TYPE moraine):
-// one moraine_catalog handle, schema main, tables per transaction. The
-// catalog owns the handle and detaches it when DuckDB destroys it (DETACH,
-// database shutdown). INSERT, UPDATE and DELETE are planned as the sinks of
+// one moraine_catalog handle for the store's own lake, schema main; every
+// other schema is a named lake of the store (DuckLake's METADATA_SCHEMA),
+// opened on first use as a handle of its own, tables per transaction.
+// CREATE SCHEMA creates a lake (listed when its transaction commits). The
+// catalog owns the handles and detaches them when DuckDB destroys it
+// (DETACH, database shutdown). INSERT, UPDATE and DELETE are planned as the sinks of
 // moraine_insert / moraine_update / moraine_delete; a READ_ONLY attach
 // refuses them (and every other write).
 //===----------------------------------------------------------------------===//
@@ -12,6 +15,7 @@
 #pragma once
 
 #include "duckdb/catalog/catalog.hpp"
+#include "duckdb/common/case_insensitive_map.hpp"
 #include "duckdb/common/mutex.hpp"
 #include "duckdb/common/unordered_map.hpp"
 
@@ -19,6 +23,7 @@
 
 namespace duckdb {
 class MoraineSchemaEntry;
+class MoraineTransaction;
 
 class MoraineCatalog : public Catalog {
 public:
@@ -73,11 +78,21 @@ public:
 
 private:
 	void DropSchema(ClientContext &context, DropInfo &info) override;
+	//! The schema of the named lake: a published one (listed says it is,
+	//! else the store is asked), or one txn created; nullptr if neither.
+	optional_ptr<MoraineSchemaEntry> FindLake(const string &name, bool listed, optional_ptr<MoraineTransaction> txn);
+	//! The entry of the named lake, opened (create: also when unpublished)
+	//! on first use; keeps the first of racing opens.
+	MoraineSchemaEntry &OpenLake(const string &name, bool create, bool published);
 
 	moraine_catalog handle;
 	string path;
 	bool read_only;
 	unique_ptr<MoraineSchemaEntry> main_schema;
+	//! The named lakes opened so far (never removed: the binder may hold
+	//! their entries), by name as DuckDB compares schema names.
+	mutex lake_lock;
+	case_insensitive_map_t<unique_ptr<MoraineSchemaEntry>> lakes;
 	mutex type_lock;
 	unordered_map<string, LogicalType> types;
 };

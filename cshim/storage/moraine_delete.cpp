@@ -3,6 +3,7 @@
 #include "duckdb/common/types/data_chunk.hpp"
 
 #include "moraine_abi.hpp"
+#include "moraine_schema_entry.hpp"
 #include "moraine_table_entry.hpp"
 #include "moraine_transaction.hpp"
 
@@ -49,9 +50,11 @@ SinkFinalizeType MoraineDelete::Finalize(Pipeline &pipeline, Event &event, Clien
 		return SinkFinalizeType::READY;
 	}
 	auto &transaction = MoraineTransaction::Get(context, table.ParentCatalog());
+	auto &lake = table.ParentSchema().Cast<MoraineSchemaEntry>();
+	transaction.Writes(lake, "DELETE from " + table.name);
 	uint64_t deleted = 0;
 	MoraineError err;
-	err.Check(moraine_txn_delete(transaction.Handle(), table.name.c_str(), state.rowids.data(), state.rowids.size(),
+	err.Check(moraine_txn_delete(transaction.Handle(lake), table.name.c_str(), state.rowids.data(), state.rowids.size(),
 	                             &deleted, err.Out()),
 	          "moraine: DELETE from " + table.name);
 	state.count = NumericCast<idx_t>(deleted);

@@ -31,6 +31,10 @@ namespace {
 	X(moraine_detach) \
 	X(moraine_catalog_info) \
 	X(moraine_catalog_requests) \
+	X(moraine_catalog_lakes) \
+	X(moraine_catalog_find_lake) \
+	X(moraine_catalog_open_lake) \
+	X(moraine_catalog_publish_lake) \
 	X(moraine_runtime_info) \
 	X(moraine_txn_begin) \
 	X(moraine_txn_end) \
@@ -187,6 +191,23 @@ int32_t moraine_catalog_info(moraine_catalog catalog, moraine_info *out, moraine
 
 int32_t moraine_catalog_requests(moraine_catalog catalog, moraine_table **out, moraine_error *err) {
 	return go.moraine_catalog_requests(catalog, out, err);
+}
+
+int32_t moraine_catalog_lakes(moraine_catalog catalog, moraine_table **out, moraine_error *err) {
+	return go.moraine_catalog_lakes(catalog, out, err);
+}
+
+int32_t moraine_catalog_find_lake(moraine_catalog catalog, const char *name, bool *found, moraine_error *err) {
+	return go.moraine_catalog_find_lake(catalog, name, found, err);
+}
+
+int32_t moraine_catalog_open_lake(moraine_catalog catalog, const char *name, bool create, moraine_catalog *out,
+                                  moraine_error *err) {
+	return go.moraine_catalog_open_lake(catalog, name, create, out, err);
+}
+
+int32_t moraine_catalog_publish_lake(moraine_catalog lake, moraine_error *err) {
+	return go.moraine_catalog_publish_lake(lake, err);
 }
 
 int32_t moraine_runtime_info(moraine_runtime *out, moraine_error *err) {

@@ -3,6 +3,7 @@
 #include "duckdb/common/types/data_chunk.hpp"
 
 #include "moraine_abi.hpp"
+#include "moraine_schema_entry.hpp"
 #include "moraine_table_entry.hpp"
 #include "moraine_transaction.hpp"
 
@@ -52,9 +53,11 @@ SinkFinalizeType MoraineInsert::Finalize(Pipeline &pipeline, Event &event, Clien
 		return SinkFinalizeType::READY;
 	}
 	auto &transaction = MoraineTransaction::Get(context, table.ParentCatalog());
+	auto &lake = table.ParentSchema().Cast<MoraineSchemaEntry>();
+	transaction.Writes(lake, "INSERT into " + table.name);
 	auto rows = state.rows.Get();
 	MoraineError err;
-	err.Check(moraine_txn_insert(transaction.Handle(), table.name.c_str(), &rows, err.Out()),
+	err.Check(moraine_txn_insert(transaction.Handle(lake), table.name.c_str(), &rows, err.Out()),
 	          "moraine: INSERT into " + table.name);
 	return SinkFinalizeType::READY;
 }

@@ -10,6 +10,7 @@
 #include "duckdb/planner/expression/bound_operator_expression.hpp"
 #include "duckdb/planner/operator/logical_get.hpp"
 
+#include "moraine_schema_entry.hpp"
 #include "moraine_table_entry.hpp"
 #include "moraine_transaction.hpp"
 
@@ -168,7 +169,8 @@ unique_ptr<GlobalTableFunctionState> InitGlobal(ClientContext &context, TableFun
 	}
 	auto state = make_uniq<MoraineScanState>();
 	MoraineError err;
-	err.Check(moraine_scan_open(txn.Handle(), bind_data.table.c_str(), columns.data(), columns.size(), filters.data(),
+	auto &lake = bind_data.entry.ParentSchema().Cast<MoraineSchemaEntry>();
+	err.Check(moraine_scan_open(txn.Handle(lake), bind_data.table.c_str(), columns.data(), columns.size(), filters.data(),
 	                            filters.size(), &state->scan, err.Out()),
 	          "moraine: scanning " + bind_data.table);
 	return std::move(state);

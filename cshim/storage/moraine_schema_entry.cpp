@@ -14,17 +14,11 @@
 
 namespace duckdb {
 
-MoraineSchemaEntry::MoraineSchemaEntry(Catalog &catalog, CreateSchemaInfo &info) : SchemaCatalogEntry(catalog, info) {
+MoraineSchemaEntry::MoraineSchemaEntry(Catalog &catalog, CreateSchemaInfo &info, moraine_catalog handle_p,
+                                       bool published_p)
+    : SchemaCatalogEntry(catalog, info), handle(handle_p), published(published_p) {
 }
 
-namespace {
-MoraineTransaction &TransactionOf(CatalogTransaction transaction, Catalog &catalog) {
-	if (transaction.transaction) {
-		return transaction.transaction->Cast<MoraineTransaction>();
-	}
-	return MoraineTransaction::Get(transaction.GetContext(), catalog);
-}
-} // namespace
 
 optional_ptr<CatalogEntry> MoraineSchemaEntry::CreateTable(CatalogTransaction transaction, BoundCreateTableInfo &info) {
 	auto &catalog = ParentCatalog();
@@ -101,12 +95,13 @@ optional_ptr<CatalogEntry> MoraineSchemaEntry::CreateTable(CatalogTransaction tr
 	def.columns = columns.data();
 	def.primary_key = primary_key;
 
-	auto &txn = TransactionOf(transaction, catalog);
+	auto &txn = MoraineTransaction::Get(transaction, catalog);
+	txn.Writes(*this, "CREATE TABLE " + base.table);
 	MoraineError err;
 	// (the library's message names the table)
-	err.Check(moraine_txn_create_table(txn.Handle(), &def, if_not_exists, err.Out()), "moraine");
-	txn.Refresh();
-	auto entry = txn.GetTable(base.table);
+	err.Check(moraine_txn_create_table(txn.Handle(*this), &def, if_not_exists, err.Out()), "moraine");
+	txn.Refresh(*this);
+	auto entry = txn.GetTable(*this, base.table);
 	if (!entry) {
 		throw InternalException("moraine: CREATE TABLE %s: the table is not listed after its creation", base.table);
 	}
@@ -168,7 +163,7 @@ void MoraineSchemaEntry::Scan(ClientContext &context, CatalogType type,
 		return;
 	}
 	auto &txn = MoraineTransaction::Get(context, ParentCatalog());
-	txn.ScanTables([&](MoraineTableEntry &table) { callback(table); });
+	txn.ScanTables(*this, [&](MoraineTableEntry &table) { callback(table); });
 }
 
 void MoraineSchemaEntry::Scan(CatalogType type, const std::function<void(CatalogEntry &)> &callback) {
@@ -184,7 +179,7 @@ optional_ptr<CatalogEntry> MoraineSchemaEntry::LookupEntry(CatalogTransaction tr
 	if (!transaction.transaction && !transaction.HasContext()) {
 		return nullptr;
 	}
-	auto table = TransactionOf(transaction, ParentCatalog()).GetTable(lookup_info.GetEntryName());
+	auto table = MoraineTransaction::Get(transaction, ParentCatalog()).GetTable(*this, lookup_info.GetEntryName());
 	if (!table) {
 		return nullptr;
 	}

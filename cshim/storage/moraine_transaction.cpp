@@ -6,6 +6,8 @@
 #include "duckdb/common/type_visitor.hpp"
 #include "duckdb/common/types.hpp"
 #include "duckdb/parser/parser.hpp"
+#include "duckdb/transaction/meta_transaction.hpp"
+#include "duckdb/catalog/catalog_transaction.hpp"
 
 #include "moraine_catalog.hpp"
 #include "moraine_duckdb_compat.hpp"
@@ -26,23 +28,81 @@ MoraineTransaction &MoraineTransaction::Get(ClientContext &context, Catalog &cat
 	return Transaction::Get(context, catalog).Cast<MoraineTransaction>();
 }
 
-moraine_txn MoraineTransaction::Handle() {
+MoraineTransaction &MoraineTransaction::Get(CatalogTransaction transaction, Catalog &catalog) {
+	if (transaction.transaction) {
+		return transaction.transaction->Cast<MoraineTransaction>();
+	}
+	return Get(transaction.GetContext(), catalog);
+}
+
+MoraineTransaction::LakeState &MoraineTransaction::StateOf(MoraineSchemaEntry &lake) {
+	auto &state = lakes[&lake];
+	if (!state) {
+		state = make_uniq<LakeState>();
+	}
+	return *state;
+}
+
+moraine_txn MoraineTransaction::Handle(MoraineSchemaEntry &lake) {
 	lock_guard<mutex> guard(lock);
-	if (txn == 0) {
+	auto &state = StateOf(lake);
+	if (state.txn == 0) {
 		MoraineError err;
 		moraine_txn out = 0;
-		err.Check(moraine_txn_begin(catalog.Handle(), &out, err.Out()), "moraine: beginning a transaction on " + catalog.GetName());
-		txn = out;
+		err.Check(moraine_txn_begin(lake.Handle(), &out, err.Out()),
+		          "moraine: beginning a transaction on " + catalog.GetName() + "." + lake.name);
+		state.txn = out;
 	}
-	return txn;
+	return state.txn;
 }
 
 void MoraineTransaction::End() {
 	lock_guard<mutex> guard(lock);
-	if (txn != 0) {
-		moraine_txn_end(txn);
-		txn = 0;
+	for (auto &entry : lakes) {
+		if (entry.second->txn != 0) {
+			moraine_txn_end(entry.second->txn);
+			entry.second->txn = 0;
+		}
 	}
+}
+
+void MoraineTransaction::Writes(MoraineSchemaEntry &lake, const string &what) {
+	lock_guard<mutex> guard(lock);
+	if (written && written.get() != &lake) {
+		throw TransactionException("moraine: a transaction writes to one lake (schema) of \"%s\": it wrote to \"%s\" "
+		                           "(%s), so %s in \"%s\" is refused; lakes commit independently, so writes to two "
+		                           "could not land together. Commit, then write to \"%s\" in a transaction of its own",
+		                           catalog.GetName(), written->name, first_write, what, lake.name, lake.name);
+	}
+	if (!written) {
+		written = &lake;
+		first_write = what;
+	}
+}
+
+void MoraineTransaction::Created(MoraineSchemaEntry &lake) {
+	lock_guard<mutex> guard(lock);
+	for (auto &c : created) {
+		if (&c.get() == &lake) {
+			return;
+		}
+	}
+	created.push_back(lake);
+}
+
+bool MoraineTransaction::CreatedHere(MoraineSchemaEntry &lake) {
+	lock_guard<mutex> guard(lock);
+	for (auto &c : created) {
+		if (&c.get() == &lake) {
+			return true;
+		}
+	}
+	return false;
+}
+
+vector<reference<MoraineSchemaEntry>> MoraineTransaction::CreatedLakes() {
+	lock_guard<mutex> guard(lock);
+	return created;
 }
 
 namespace {
@@ -69,10 +129,9 @@ static LogicalType ColumnType(MoraineCatalog &catalog, const string &text, const
 	}
 }
 
-unique_ptr<MoraineTableEntry> MoraineTransaction::MakeEntry(const moraine_table_def &def) {
-	auto &schema = catalog.GetMainSchema();
+unique_ptr<MoraineTableEntry> MoraineTransaction::MakeEntry(MoraineSchemaEntry &lake, const moraine_table_def &def) {
 	auto client = context.lock();
-	CreateTableInfo info(schema, def.name);
+	CreateTableInfo info(lake, def.name);
 	for (idx_t c = 0; c < def.column_count; c++) {
 		auto &col = def.columns[c];
 		auto type = ColumnType(catalog, col.type, client);
@@ -84,21 +143,25 @@ unique_ptr<MoraineTableEntry> MoraineTransaction::MakeEntry(const moraine_table_
 	if (def.primary_key >= 0) {
 		info.constraints.push_back(make_uniq<UniqueConstraint>(LogicalIndex(NumericCast<idx_t>(def.primary_key)), true));
 	}
-	return make_uniq<MoraineTableEntry>(catalog, schema, info);
+	return make_uniq<MoraineTableEntry>(catalog, lake, info);
 }
 
-void MoraineTransaction::Load() {
-	if (loaded) {
-		return;
+void MoraineTransaction::Load(MoraineSchemaEntry &lake) {
+	{
+		lock_guard<mutex> guard(lock);
+		if (StateOf(lake).loaded) {
+			return;
+		}
 	}
-	Refresh();
+	Refresh(lake);
 }
 
-void MoraineTransaction::Refresh() {
-	auto handle = Handle();
+void MoraineTransaction::Refresh(MoraineSchemaEntry &lake) {
+	auto handle = Handle(lake);
 	MoraineError err;
 	moraine_table_list *raw = nullptr;
-	err.Check(moraine_txn_tables(handle, &raw, err.Out()), "moraine: listing the tables of " + catalog.GetName());
+	err.Check(moraine_txn_tables(handle, &raw, err.Out()),
+	          "moraine: listing the tables of " + catalog.GetName() + "." + lake.name);
 	unique_ptr<moraine_table_list, TableListDeleter> list(raw);
 	// Within a transaction the list only grows (the head's tables, then
 	// those the transaction created; nothing is dropped): entries already
@@ -106,8 +169,9 @@ void MoraineTransaction::Refresh() {
 	vector<idx_t> missing;
 	{
 		lock_guard<mutex> guard(lock);
+		auto &state = StateOf(lake);
 		for (idx_t i = 0; i < list->table_count; i++) {
-			if (by_name.find(list->tables[i].name) == by_name.end()) {
+			if (state.by_name.find(list->tables[i].name) == state.by_name.end()) {
 				missing.push_back(i);
 			}
 		}
@@ -115,48 +179,72 @@ void MoraineTransaction::Refresh() {
 	// Built unlocked (resolving a type may look into catalogs).
 	vector<unique_ptr<MoraineTableEntry>> fresh;
 	for (auto i : missing) {
-		fresh.push_back(MakeEntry(list->tables[i]));
+		fresh.push_back(MakeEntry(lake, list->tables[i]));
 	}
 	lock_guard<mutex> guard(lock);
+	auto &state = StateOf(lake);
 	for (auto &entry : fresh) {
-		if (by_name.find(entry->name) != by_name.end()) {
+		if (state.by_name.find(entry->name) != state.by_name.end()) {
 			continue; // appended meanwhile by another caller
 		}
-		by_name[entry->name] = tables.size();
-		tables.push_back(std::move(entry));
+		state.by_name[entry->name] = state.tables.size();
+		state.tables.push_back(std::move(entry));
 	}
-	loaded = true;
+	state.loaded = true;
 }
 
 ErrorData MoraineTransaction::Commit() {
-	moraine_txn handle;
+	vector<moraine_txn> handles;
+	vector<reference<MoraineSchemaEntry>> to_publish;
 	{
 		lock_guard<mutex> guard(lock);
-		handle = txn;
+		for (auto &entry : lakes) {
+			if (entry.second->txn != 0) {
+				handles.push_back(entry.second->txn);
+			}
+		}
+		to_publish = created;
 	}
-	if (handle == 0) {
-		return ErrorData(); // never used: nothing pinned, nothing written
+	// A created lake is listed before its first commit lands, so no lake
+	// that committed goes unlisted (a commit that then fails leaves an
+	// empty lake listed, which DuckLake initializes when it next attaches).
+	for (auto &lake : to_publish) {
+		MoraineError err;
+		auto error = err.ToErrorData(moraine_catalog_publish_lake(lake.get().Handle(), err.Out()),
+		                             "moraine: creating the schema " + lake.get().name + " in " + catalog.GetName());
+		if (error.HasError()) {
+			return error;
+		}
+		lake.get().SetPublished();
 	}
-	MoraineError err;
-	return err.ToErrorData(moraine_txn_commit(handle, err.Out()), "moraine: committing to " + catalog.GetName());
+	// At most one lake has writes (Writes); the others commit nothing.
+	for (auto handle : handles) {
+		MoraineError err;
+		auto error = err.ToErrorData(moraine_txn_commit(handle, err.Out()), "moraine: committing to " + catalog.GetName());
+		if (error.HasError()) {
+			return error;
+		}
+	}
+	return ErrorData();
 }
 
-optional_ptr<MoraineTableEntry> MoraineTransaction::GetTable(const string &name) {
-	Load();
+optional_ptr<MoraineTableEntry> MoraineTransaction::GetTable(MoraineSchemaEntry &lake, const string &name) {
+	Load(lake);
 	lock_guard<mutex> guard(lock);
-	auto it = by_name.find(name);
-	if (it == by_name.end()) {
+	auto &state = StateOf(lake);
+	auto it = state.by_name.find(name);
+	if (it == state.by_name.end()) {
 		return nullptr;
 	}
-	return tables[it->second].get();
+	return state.tables[it->second].get();
 }
 
-void MoraineTransaction::ScanTables(const std::function<void(MoraineTableEntry &)> &callback) {
-	Load();
+void MoraineTransaction::ScanTables(MoraineSchemaEntry &lake, const std::function<void(MoraineTableEntry &)> &callback) {
+	Load(lake);
 	vector<reference<MoraineTableEntry>> entries;
 	{
 		lock_guard<mutex> guard(lock);
-		for (auto &t : tables) {
+		for (auto &t : StateOf(lake).tables) {
 			entries.push_back(*t);
 		}
 	}

@@ -1,19 +1,23 @@
 //===----------------------------------------------------------------------===//
-// moraine storage extension: a DuckDB transaction on an attached lake
+// moraine storage extension: a DuckDB transaction on an attached store
 //
-// The transaction pins the lake's head on first use (moraine_txn_begin):
-// its table entries and every scan read that one head, plus the
-// transaction's own writes, which stay in Go until COMMIT hands them over
-// (moraine_txn_commit). The entries are built from moraine_txn_tables,
-// added to for new tables after a CREATE TABLE, and every entry handed out
-// lives as long as the transaction, so the binder's references to them
-// stay valid.
+// Per lake (schema) it uses, the transaction pins the lake's head on first
+// use (moraine_txn_begin): that lake's table entries and every scan of it
+// read that one head, plus the transaction's own writes, which stay in Go
+// until COMMIT hands them over (moraine_txn_commit). The entries are built
+// from moraine_txn_tables, added to for new tables after a CREATE TABLE,
+// and every entry handed out lives as long as the transaction, so the
+// binder's references to them stay valid.
+//
+// A transaction writes to one lake: lakes commit independently, so writes
+// to two could not land atomically; the second lake's first write is
+// refused. It publishes the lakes it created (CREATE SCHEMA) before its
+// commit.
 //===----------------------------------------------------------------------===//
 
 #pragma once
 
 #include "duckdb/common/case_insensitive_map.hpp"
-#include "duckdb/common/atomic.hpp"
 #include "duckdb/common/mutex.hpp"
 #include "duckdb/transaction/transaction.hpp"
 
@@ -23,6 +27,7 @@ namespace duckdb {
 class MoraineCatalog;
 class MoraineSchemaEntry;
 class MoraineTableEntry;
+struct CatalogTransaction;
 
 class MoraineTransaction : public Transaction {
 public:
@@ -30,33 +35,54 @@ public:
 	~MoraineTransaction() override;
 
 	static MoraineTransaction &Get(ClientContext &context, Catalog &catalog);
+	static MoraineTransaction &Get(CatalogTransaction transaction, Catalog &catalog);
 
-	//! The pinned head (begun on first call).
-	moraine_txn Handle();
-	//! The table of that name at the pinned head, or nullptr.
-	optional_ptr<MoraineTableEntry> GetTable(const string &name);
-	//! Every table at the pinned head, in the order the lake lists them.
-	void ScanTables(const std::function<void(MoraineTableEntry &)> &callback);
-	//! Lists the tables again (after a CREATE TABLE): entries of tables
-	//! already listed are kept, new ones added.
-	void Refresh();
-	//! Commits the transaction's writes (nothing to do when it never began);
-	//! the error, if any, as DuckDB's transaction manager returns it.
+	//! The lake's pinned head (begun on first call).
+	moraine_txn Handle(MoraineSchemaEntry &lake);
+	//! The table of that name at the lake's pinned head, or nullptr.
+	optional_ptr<MoraineTableEntry> GetTable(MoraineSchemaEntry &lake, const string &name);
+	//! Every table at the lake's pinned head, in the order the lake lists
+	//! them.
+	void ScanTables(MoraineSchemaEntry &lake, const std::function<void(MoraineTableEntry &)> &callback);
+	//! Lists the lake's tables again (after a CREATE TABLE): entries of
+	//! tables already listed are kept, new ones added.
+	void Refresh(MoraineSchemaEntry &lake);
+	//! Records a write (what) to the lake; refuses it when the transaction
+	//! wrote to another lake.
+	void Writes(MoraineSchemaEntry &lake, const string &what);
+	//! Records a lake this transaction created (published at commit).
+	void Created(MoraineSchemaEntry &lake);
+	//! Whether this transaction created the lake.
+	bool CreatedHere(MoraineSchemaEntry &lake);
+	//! Every lake this transaction created.
+	vector<reference<MoraineSchemaEntry>> CreatedLakes();
+	//! Publishes the lakes the transaction created, then commits its writes
+	//! (nothing to do for lakes only read); the error, if any, as DuckDB's
+	//! transaction manager returns it.
 	ErrorData Commit();
-	//! Releases the pinned head; without a Commit before, the writes are
+	//! Releases the pinned heads; without a Commit before, the writes are
 	//! discarded (a rollback).
 	void End();
 
 private:
-	void Load();
-	unique_ptr<MoraineTableEntry> MakeEntry(const moraine_table_def &def);
+	//! What the transaction holds of one lake.
+	struct LakeState {
+		moraine_txn txn = 0;
+		bool loaded = false;
+		vector<unique_ptr<MoraineTableEntry>> tables;
+		case_insensitive_map_t<idx_t> by_name;
+	};
+	//! The lake's state (created on first call); call with lock held.
+	LakeState &StateOf(MoraineSchemaEntry &lake);
+	void Load(MoraineSchemaEntry &lake);
+	unique_ptr<MoraineTableEntry> MakeEntry(MoraineSchemaEntry &lake, const moraine_table_def &def);
 
 	MoraineCatalog &catalog;
 	mutex lock;
-	moraine_txn txn = 0;
-	atomic<bool> loaded {false};
-	vector<unique_ptr<MoraineTableEntry>> tables;
-	case_insensitive_map_t<idx_t> by_name;
+	unordered_map<MoraineSchemaEntry *, unique_ptr<LakeState>> lakes;
+	optional_ptr<MoraineSchemaEntry> written;
+	string first_write;
+	vector<reference<MoraineSchemaEntry>> created;
 };
 
 } // namespace duckdb

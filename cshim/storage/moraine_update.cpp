@@ -5,6 +5,7 @@
 #include "duckdb/planner/expression/bound_reference_expression.hpp"
 
 #include "moraine_abi.hpp"
+#include "moraine_schema_entry.hpp"
 #include "moraine_table_entry.hpp"
 #include "moraine_transaction.hpp"
 
@@ -85,9 +86,11 @@ SinkFinalizeType MoraineUpdate::Finalize(Pipeline &pipeline, Event &event, Clien
 		column_indexes.push_back(column.index);
 	}
 	auto &transaction = MoraineTransaction::Get(context, table.ParentCatalog());
+	auto &lake = table.ParentSchema().Cast<MoraineSchemaEntry>();
+	transaction.Writes(lake, "UPDATE of " + table.name);
 	auto rows = state.rows.Get();
 	MoraineError err;
-	err.Check(moraine_txn_update(transaction.Handle(), table.name.c_str(), state.rowids.data(), column_indexes.data(),
+	err.Check(moraine_txn_update(transaction.Handle(lake), table.name.c_str(), state.rowids.data(), column_indexes.data(),
 	                             column_indexes.size(), &rows, err.Out()),
 	          "moraine: UPDATE of " + table.name);
 	return SinkFinalizeType::READY;

@@ -49,6 +49,7 @@ func goStr(s C.moraine_cstr) string {
 type attachedCatalog struct {
 	*attach.Attached
 	lake *storage.Lake
+	key  string // what it is shared under (shared.go)
 }
 
 //export moraine_error_free
@@ -85,11 +86,11 @@ func moraine_attach_with_commit_log(path C.moraine_cstr, s3 C.moraine_s3_config_
 	if out == nil {
 		return setError(cerr, invalidf("moraine_attach: out is NULL"))
 	}
-	cfg, err := abiConfig(goStr(path), s3, bool(readOnly), goStr(dataPath), uint64(flushIntervalMS), goStr(checkpoint), commitLog)
+	cfg, key, err := abiConfig(goStr(path), s3, bool(readOnly), goStr(dataPath), uint64(flushIntervalMS), goStr(checkpoint), commitLog)
 	if err != nil {
 		return setError(cerr, err)
 	}
-	a, err := cfg.Open(context.Background())
+	a, err := acquire(key, func() (*attach.Attached, error) { return cfg.Open(context.Background()) })
 	if err != nil {
 		if core.NeedsCommitLog(err) && !core.CommitLogRegistered() {
 			err = &core.Error{Kind: core.KindOf(err), Err: err,
@@ -97,7 +98,7 @@ func moraine_attach_with_commit_log(path C.moraine_cstr, s3 C.moraine_s3_config_
 		}
 		return setError(cerr, err)
 	}
-	*out = C.moraine_catalog(newHandle(attachedCatalog{Attached: a, lake: storage.NewLake(a.Catalog)}))
+	*out = C.moraine_catalog(newHandle(a))
 	return setError(cerr, nil)
 }
 
@@ -116,7 +117,7 @@ const maxOptions = 1 << 16
 // abiConfig turns the C arguments into attach options and parses them, so
 // the C ABI and SQL follow the same rules and messages.
 func abiConfig(path string, s3 C.moraine_s3_config_cptr, readOnly bool, dataPath string, flushMS uint64,
-	checkpoint string, cl C.moraine_commit_log_options_cptr) (*attach.Config, error) {
+	checkpoint string, cl C.moraine_commit_log_options_cptr) (*attach.Config, string, error) {
 	var opts []attach.Option
 	add := func(name string, v any) { opts = append(opts, attach.Option{Name: name, Value: v}) }
 	if readOnly {
@@ -139,29 +140,29 @@ func abiConfig(path string, s3 C.moraine_s3_config_cptr, readOnly bool, dataPath
 	leaveEmpty := false
 	if cl != nil {
 		if uint32(cl.size) < commitLogOptionsV1Size {
-			return nil, invalidf("moraine_attach_with_commit_log: commit_log->size is %d; set it to sizeof(moraine_commit_log_options) (at least %d)", uint32(cl.size), commitLogOptionsV1Size)
+			return nil, "", invalidf("moraine_attach_with_commit_log: commit_log->size is %d; set it to sizeof(moraine_commit_log_options) (at least %d)", uint32(cl.size), commitLogOptionsV1Size)
 		}
 		if uint32(cl.size) >= commitLogOptionsV2Size {
 			if n := uint64(cl.option_count); n > maxOptions {
-				return nil, invalidf("moraine_attach_with_commit_log: commit_log->option_count %d is too many (at most %d)", n, maxOptions)
+				return nil, "", invalidf("moraine_attach_with_commit_log: commit_log->option_count %d is too many (at most %d)", n, maxOptions)
 			} else if n > 0 {
 				if cl.options == nil {
-					return nil, invalidf("moraine_attach_with_commit_log: commit_log->options is NULL with option_count %d", n)
+					return nil, "", invalidf("moraine_attach_with_commit_log: commit_log->options is NULL with option_count %d", n)
 				}
 				for i, o := range unsafe.Slice(cl.options, int(n)) {
 					name := goStr(o.name)
 					if name == "" {
-						return nil, invalidf("moraine_attach_with_commit_log: option %d has no name", i)
+						return nil, "", invalidf("moraine_attach_with_commit_log: option %d has no name", i)
 					}
 					v, err := optionValue(name, (*C.moraine_value)(unsafe.Pointer(o.value)))
 					if err != nil {
-						return nil, err
+						return nil, "", err
 					}
 					add(name, v)
 				}
 			}
 			if unknown := uint32(cl.flags) &^ C.MORAINE_ATTACH_LEAVE_EMPTY; unknown != 0 {
-				return nil, invalidf("moraine_attach_with_commit_log: unknown flags %#x (accepted: MORAINE_ATTACH_LEAVE_EMPTY)", unknown)
+				return nil, "", invalidf("moraine_attach_with_commit_log: unknown flags %#x (accepted: MORAINE_ATTACH_LEAVE_EMPTY)", unknown)
 			}
 			leaveEmpty = uint32(cl.flags)&C.MORAINE_ATTACH_LEAVE_EMPTY != 0
 		}
@@ -196,15 +197,15 @@ func abiConfig(path string, s3 C.moraine_s3_config_cptr, readOnly bool, dataPath
 		case 0, 1:
 			add("S3_USE_SSL", s3.use_ssl == 1)
 		default:
-			return nil, invalidf("moraine_attach: s3->use_ssl is %d (accepted: -1 for not given, 0, 1)", int32(s3.use_ssl))
+			return nil, "", invalidf("moraine_attach: s3->use_ssl is %d (accepted: -1 for not given, 0, 1)", int32(s3.use_ssl))
 		}
 	}
 	cfg, err := attach.Parse(path, opts)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	cfg.Catalog.LeaveEmpty = leaveEmpty
-	return cfg, nil
+	return cfg, attachKey(path, opts, leaveEmpty), nil
 }
 
 // optionValue reads a host option's value as attach.Option takes it.
@@ -241,7 +242,7 @@ func moraine_detach(catalog C.moraine_catalog, cerr *C.moraine_error) (rc C.int3
 	if !deleteHandle(uint64(catalog)) {
 		return setError(cerr, invalidf("moraine_detach: %d was detached concurrently", uint64(catalog)))
 	}
-	return setError(cerr, a.Close(context.Background()))
+	return setError(cerr, release(context.Background(), a.key))
 }
 
 //export moraine_catalog_info

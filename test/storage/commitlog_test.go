@@ -7,6 +7,7 @@ package storage
 // checks go through DuckLake; catalog-level ones through the Go API.
 
 import (
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -624,5 +625,78 @@ func TestCommitLogAdoptsALakeThePlainBuildWrote(t *testing.T) {
 	again.ok("", "LOAD "+sqlString(ducklakeExtension()))
 	if e := again.query("", l.attachSQL()).Error; !strings.Contains(e, "moraine_commitlog") {
 		t.Fatalf("the single-writer build on the adopted lake: %q, want a refusal naming moraine_commitlog", e)
+	}
+}
+
+// Several lakes in one store (METADATA_SCHEMA) on the commit-log build:
+// each lake has its own commit log, so commits to different lakes never
+// race for a slot. One DuckDB process per lake (the store's own and two
+// named ones) commits concurrently with DuckLake's retries turned off,
+// where a lost slot race would fail the INSERT: every INSERT succeeds, and
+// each lake holds its own rows and one snapshot per commit, its ids
+// counted from its own genesis.
+func TestCommitLogLakesOfOneStoreNeverConflict(t *testing.T) {
+	const commits = 12
+	for _, l := range logLakes(t) {
+		t.Run(l.name, func(t *testing.T) {
+			schemas := []string{"", "s1", "Other 's2'"}
+			ducks := make([]*duck, len(schemas))
+			for i, s := range schemas {
+				d := l.start(t)
+				opts := []string{}
+				if s != "" {
+					opts = append(opts, "METADATA_SCHEMA "+sqlString(s))
+				}
+				d.ok("", l.attachSQL(opts...))
+				d.ok("", "SET ducklake_max_retry_count = 0")
+				d.ok("", "CREATE TABLE lake.t (id BIGINT)")
+				ducks[i] = d
+			}
+			errs := make([][]string, len(ducks))
+			var wg sync.WaitGroup
+			for i, d := range ducks {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for k := range commits {
+						r, err := d.try("", fmt.Sprintf("INSERT INTO lake.t VALUES (%d)", i*1000+k))
+						if err != nil {
+							errs[i] = append(errs[i], err.Error())
+							return
+						}
+						if r.Error != "" {
+							errs[i] = append(errs[i], r.Error)
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			for i, e := range errs {
+				for _, msg := range e {
+					t.Errorf("lake %q: %s", schemas[i], msg)
+				}
+			}
+			for i, d := range ducks {
+				var want []int64
+				for k := range commits {
+					want = append(want, int64(i*1000+k))
+				}
+				if got := ids(t, d, "lake.t"); !slices.Equal(got, want) {
+					t.Errorf("lake %q holds ids %v, want %v", schemas[i], got, want)
+				}
+				// genesis, CREATE TABLE, one per INSERT
+				if n := d.value("", "SELECT max(snapshot_id) FROM lake.snapshots()"); n != strconv.Itoa(1+commits) {
+					t.Errorf("lake %q: last snapshot %s, want %d", schemas[i], n, 1+commits)
+				}
+			}
+			// Each named lake keeps its own commit log under its prefix.
+			for _, s := range schemas[1:] {
+				prefix := "lakes/" + hex.EncodeToString([]byte(strings.ToLower(s))) + "/"
+				objs, err := objstore.ListAll(bg, l.store, prefix, "")
+				if err != nil || len(objs) == 0 {
+					t.Errorf("no objects under %s (%v)", prefix, err)
+				}
+			}
+		})
 	}
 }

@@ -181,7 +181,7 @@ func splitTabs(l string) []string {
 // valueMatches is DuckDB's CompareValues: equal text (as written, or after
 // the keywords are replaced), a <REGEX>:/<!REGEX>: pattern, then equality
 // cast to the column's type: numbers by the engine, booleans by their
-// spellings true/1 and false/0.
+// spellings true/1 and false/0 (and NULL only by NULL).
 func (r *runner) valueMatches(c Conn, got, want, typ string) bool {
 	if got == want || got == r.replaceKeywords(want) {
 		return true
@@ -193,7 +193,11 @@ func (r *runner) valueMatches(c Conn, got, want, typ string) bool {
 		g, gok := boolValue(got)
 		w, wok := boolValue(want)
 		if !gok || !wok {
-			return gok == wok // both NULL: equal, as Value::ValuesAreEqual has it
+			// Both NULL are equal (in any case). DuckDB's runner also
+			// takes any other pair of non-booleans as two NULLs, so NULL
+			// matched any word; that accepts a wrong result, which this
+			// runner never does.
+			return !gok && !wok && strings.EqualFold(got, "NULL") && strings.EqualFold(want, "NULL")
 		}
 		return g == w
 	}

@@ -123,6 +123,25 @@ bool IsS3Option(const string &name) {
 	return StringUtil::StartsWith(lower, "s3_");
 }
 
+//! Whether DuckDB made the attach of path READ_ONLY by itself: a remote
+//! path (FileSystem::IsRemoteFile: lower-case s3://) with no access mode in
+//! the ATTACH's options, in a database that is not read-only.
+bool RaisedToReadOnly(ClientContext &context, const AttachInfo &info, const string &path) {
+	if (!FileSystem::IsRemoteFile(path) && !FileSystem::IsRemoteFile(info.path)) {
+		return false;
+	}
+	if (DBConfig::GetConfig(context).options.access_mode == AccessMode::READ_ONLY) {
+		return false;
+	}
+	for (auto &entry : info.options) {
+		auto name = StringUtil::Lower(entry.first);
+		if (name == "read_only" || name == "readonly" || name == "read_write" || name == "access_mode") {
+			return false;
+		}
+	}
+	return true;
+}
+
 unique_ptr<Catalog> MoraineAttach(optional_ptr<StorageExtensionInfo> storage_info, ClientContext &context,
                                   AttachedDatabase &db, const string &name, AttachInfo &info,
                                   AttachOptions &attach_options) {
@@ -131,6 +150,19 @@ unique_ptr<Catalog> MoraineAttach(optional_ptr<StorageExtensionInfo> storage_inf
 		path = path.substr(8);
 	}
 	bool read_only = attach_options.access_mode == AccessMode::READ_ONLY;
+	if (read_only && RaisedToReadOnly(context, info, path)) {
+		// DuckDB attaches a remote path (lower-case s3://, with httpfs
+		// loaded) READ_ONLY when no access mode is given, before the
+		// storage extension sees it (a remote DuckDB file cannot be
+		// written), and the storage extension cannot undo it. Rather than a
+		// lake that refuses every write later: say what to write.
+		throw InvalidInputException(
+		    "moraine: attaching %s: DuckDB attaches a lower-case s3:// path read-only unless the ATTACH gives an "
+		    "access mode. Give one: ATTACH 'ducklake:moraine:%s' AS <name> (DATA_PATH '...', READ_WRITE) to write "
+		    "the lake, or READ_ONLY to read it (for a metadata catalog attached directly: ATTACH 'moraine:%s' AS "
+		    "<name> (READ_WRITE)). Spelled S3:// in capitals, the path attaches read-write by default.",
+		    name, path, path);
+	}
 
 	// Every option DuckDB did not take itself (READ_ONLY, TYPE) goes to the
 	// core by name; it refuses unknown ones naming the accepted ones.

@@ -31,6 +31,12 @@ type logLake struct {
 	data  string   // DATA_PATH
 	env   []string // the DuckDB processes' environment (S3 credentials)
 	store objstore.Store
+	// setup runs in every DuckDB process after DuckLake is loaded (httpfs
+	// and the s3 secret, for a lake whose data is in the bucket).
+	setup []string
+	// dataPrefix is where the data files are in store ("" when they are
+	// not in it).
+	dataPrefix string
 }
 
 // logLakes returns a fresh local lake and a fresh S3 lake.
@@ -49,9 +55,10 @@ func logLakes(t *testing.T) []logLake {
 		{name: "local", uri: filepath.Join(dir, "lake"), data: filepath.Join(dir, "data") + "/", store: local},
 		// S3:// in capitals: DuckDB hands a lower-case s3:// ATTACH path to
 		// httpfs before the storage extension sees it.
-		{name: "s3", uri: "S3://" + strings.TrimPrefix(loc.URI, "s3://"), data: filepath.Join(dir, "s3data") + "/", store: remote,
-			env: []string{"AWS_ACCESS_KEY_ID=" + loc.Server.AccessKey, "AWS_SECRET_ACCESS_KEY=" + loc.Server.SecretKey,
-				"AWS_REGION=" + loc.Server.Region, "AWS_ENDPOINT_URL=" + loc.Server.Endpoint}},
+		// The whole lake in the bucket: the data files too, through httpfs
+		// with the one s3 secret (which moraine reads as well).
+		{name: "s3", uri: "S3://" + strings.TrimPrefix(loc.URI, "s3://"), data: loc.URI + "/data/", store: remote,
+			setup: []string{"LOAD " + sqlString(httpfsExtension(t)), s3Secret(loc)}, dataPrefix: "data/"},
 	}
 }
 
@@ -61,6 +68,9 @@ func (l logLake) start(t *testing.T) *duck {
 	t.Helper()
 	d := startDuckWith(t, commitLogExtension(), l.env...)
 	d.ok("", "LOAD "+sqlString(ducklakeExtension()))
+	for _, s := range l.setup {
+		d.ok("", s)
+	}
 	return d
 }
 
@@ -359,7 +369,8 @@ func TestCommitLogSIGKILLMidCommit(t *testing.T) {
 				t.Errorf("id %d (never sent) is present %d times", id, n)
 			}
 			checkSnapshots(t, l, check)
-			t.Logf("%s: %d kills (%d of the cut-off commits landed), %d + %d acknowledged commits", l.name, rounds, cutLanded, len(acked), len(steady.acked))
+			orphans := checkDataFiles(t, l, check, "t")
+			t.Logf("%s: %d kills (%d of the cut-off commits landed), %d + %d acknowledged commits, %d orphaned data files removed", l.name, rounds, cutLanded, len(acked), len(steady.acked), orphans)
 		})
 	}
 }
@@ -699,4 +710,55 @@ func TestCommitLogLakesOfOneStoreNeverConflict(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkDataFiles checks, for a lake whose data is in its store, that every
+// data and delete file the catalog lists for table is there, and that
+// DuckLake's ducklake_delete_orphaned_files removes exactly the others
+// (the files of commits that never landed: killed mid-COMMIT, refused),
+// leaving the bucket holding what the catalog lists. It returns how many
+// it removed.
+func checkDataFiles(t *testing.T, l logLake, d *duck, table string) int {
+	t.Helper()
+	if l.dataPrefix == "" {
+		return 0
+	}
+	listed := map[string]bool{}
+	rows := d.ok("", "SELECT data_file, delete_file FROM ducklake_list_files('lake', "+sqlString(table)+")")
+	for _, r := range rows.Rows {
+		for _, v := range r {
+			if v != nil {
+				listed[strings.TrimPrefix(*v, strings.TrimSuffix(l.data, l.dataPrefix))] = true
+			}
+		}
+	}
+	inBucket := map[string]bool{}
+	for _, k := range objects(t, l.store, l.dataPrefix, "") {
+		inBucket[k] = true
+	}
+	for k := range listed {
+		if !inBucket[k] {
+			t.Errorf("the catalog lists %s, which is not in the bucket", k)
+		}
+	}
+	var orphans []string
+	for k := range inBucket {
+		if !listed[k] {
+			orphans = append(orphans, k)
+		}
+	}
+	removed := d.value("", "SELECT count(*) FROM ducklake_delete_orphaned_files('lake', cleanup_all => true)")
+	if removed != strconv.Itoa(len(orphans)) {
+		t.Errorf("ducklake_delete_orphaned_files removed %s files, want the %d the catalog does not list", removed, len(orphans))
+	}
+	after := objects(t, l.store, l.dataPrefix, "")
+	if len(after) != len(listed) {
+		t.Errorf("after removing the orphans the bucket holds %d data files, the catalog lists %d", len(after), len(listed))
+	}
+	for _, k := range after {
+		if !listed[k] {
+			t.Errorf("%s is still in the bucket, and the catalog does not list it", k)
+		}
+	}
+	return len(orphans)
 }

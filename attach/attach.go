@@ -475,11 +475,17 @@ func (c *Config) Open(ctx context.Context) (*Attached, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.checkConditionalPut(ctx, c.Path, store); err != nil {
+		return nil, err
+	}
 	a := &Attached{Config: c, Requests: objstore.WithCounting(store)}
 	a.Store = a.Requests
 	if c.WalStore != "" {
 		wal, err := c.OpenStore(ctx, c.WalStore)
 		if err != nil {
+			return nil, err
+		}
+		if err := c.checkConditionalPut(ctx, c.WalStore, wal); err != nil {
 			return nil, err
 		}
 		a.WalRequests = objstore.WithCounting(wal)
@@ -489,6 +495,27 @@ func (c *Config) Open(ctx context.Context) (*Attached, error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// checkConditionalPut refuses, before the catalog writes anything, an S3
+// store that ignores create-if-absent (objstore.CheckConditionalPut), for
+// a read-write attach: its commits would overwrite each other. A store
+// that passed once costs one refused PUT per attach. Local and memory
+// stores are moraine's own and always honour it.
+func (c *Config) checkConditionalPut(ctx context.Context, uri string, s objstore.Store) error {
+	if c.ReadOnly || !IsS3(uri) {
+		return nil
+	}
+	err := objstore.CheckConditionalPut(ctx, s)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, objstore.ErrNoConditionalWrites):
+		return &core.Error{Kind: core.Configuration, Err: err,
+			Msg: fmt.Sprintf("the store %s does not honour conditional writes, so it cannot hold a lake read-write (attach it READ_ONLY to read one)", Render(uri))}
+	default:
+		return &core.Error{Kind: core.Store, Err: err, Msg: fmt.Sprintf("checking that the store %s honours conditional writes", Render(uri))}
+	}
 }
 
 // openCatalog opens the catalog on a.Store (and a.WalStore) with the

@@ -26,6 +26,10 @@ var (
 	ErrTransient = errors.New("transient store failure")
 	// ErrAccessDenied: credentials were refused.
 	ErrAccessDenied = errors.New("access denied")
+	// ErrNoConditionalWrites: the store does not honour create-if-absent
+	// (CheckConditionalPut): it let a second PutIfAbsent of one key
+	// succeed.
+	ErrNoConditionalWrites = errors.New("the store ignores conditional writes")
 )
 
 // Error is the one error type backends return. Kind is one of the sentinels

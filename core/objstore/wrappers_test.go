@@ -3,6 +3,7 @@ package objstore_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -312,4 +313,32 @@ func TestPrefixedKeysLiveUnderThePrefix(t *testing.T) {
 		}
 	}()
 	objstore.WithPrefix(inner, "lakes/a")
+}
+
+// ignoringStore is a store whose PutIfAbsent ignores the condition, as an
+// S3-compatible server that drops If-None-Match does.
+type ignoringStore struct{ objstore.Store }
+
+func (s ignoringStore) PutIfAbsent(ctx context.Context, key string, data []byte) (string, error) {
+	return s.Store.Put(ctx, key, data)
+}
+
+func TestCheckConditionalPut(t *testing.T) {
+	good := objstore.NewMemory(0)
+	for i := range 2 { // a probed store passes again (one refused create)
+		if err := objstore.CheckConditionalPut(bg, good); err != nil {
+			t.Fatalf("check %d of a memory store: %v", i, err)
+		}
+	}
+	if _, err := good.Head(bg, objstore.ProbeKey); err != nil {
+		t.Fatalf("the probe object of a store that passed: %v", err)
+	}
+	inner := objstore.NewMemory(0)
+	err := objstore.CheckConditionalPut(bg, ignoringStore{inner})
+	if !errors.Is(err, objstore.ErrNoConditionalWrites) || !strings.Contains(err.Error(), "If-None-Match") {
+		t.Fatalf("check of a store ignoring the condition: %v, want ErrNoConditionalWrites naming If-None-Match", err)
+	}
+	if objs, _ := objstore.ListAll(bg, inner, "", ""); len(objs) != 0 {
+		t.Fatalf("the failed check left %d objects", len(objs))
+	}
 }

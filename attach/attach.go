@@ -36,6 +36,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -435,9 +436,17 @@ type Attached struct {
 	Requests, WalRequests *objstore.CountingStore
 	// Lake is the name of a named lake (OpenLake), "" for the store's own.
 	Lake string
-	// root is the store a named lake was opened in (nil for the store's
-	// own lake).
-	root objstore.Store
+	// root is the store a named lake was opened in, parent the attach it
+	// was opened from (both nil for the store's own lake).
+	root   objstore.Store
+	parent *Attached
+
+	// lakes is the store's list of named lakes as last read (Lakes).
+	lakes struct {
+		mu    sync.Mutex
+		names []string
+		at    time.Time // zero: never read
+	}
 }
 
 // Role is the attach's role, as the catalog handle reports it, except that
@@ -557,7 +566,7 @@ func (a *Attached) OpenLake(ctx context.Context, name string, create bool) (*Att
 			return nil, &core.Error{Kind: core.NotFound, Msg: fmt.Sprintf("the store %s holds no lake (metadata schema) named %q", Render(a.Config.Path), name)}
 		}
 	}
-	l := &Attached{Config: a.Config, Requests: a.Requests, WalRequests: a.WalRequests, Lake: name, root: a.Store}
+	l := &Attached{Config: a.Config, Requests: a.Requests, WalRequests: a.WalRequests, Lake: name, root: a.Store, parent: a}
 	var err error
 	if l.Store, err = core.LakeStore(a.Store, name); err != nil {
 		return nil, err
@@ -579,7 +588,14 @@ func (a *Attached) PublishLake(ctx context.Context) error {
 	if a.root == nil {
 		return nil
 	}
-	return core.PublishLake(ctx, a.root, a.Lake)
+	if err := core.PublishLake(ctx, a.root, a.Lake); err != nil {
+		return err
+	}
+	// The attach it was opened from lists it from now on.
+	a.parent.lakes.mu.Lock()
+	a.parent.lakes.at = time.Time{}
+	a.parent.lakes.mu.Unlock()
+	return nil
 }
 
 // FindLake reports whether the lake named name is published in the store a
@@ -591,10 +607,30 @@ func (a *Attached) FindLake(ctx context.Context, name string) (string, bool, err
 	return core.FindLake(ctx, a.Store, name)
 }
 
-// Lakes lists the named lakes of the store a was opened on (core.Lakes).
-func (a *Attached) Lakes(ctx context.Context) ([]string, error) {
+// Lakes lists the named lakes of the store a was opened on (core.Lakes):
+// read at the first call, then again at most once per reader poll interval
+// (READER_POLL_INTERVAL_MS, default 10 s), the freshness bound readers have
+// for commits, so listing schemas again and again costs no request; fresh
+// reads it now. A lake published since is found by name at once (FindLake
+// reads its marker), and one published through this attach is listed at
+// once.
+func (a *Attached) Lakes(ctx context.Context, fresh bool) ([]string, error) {
 	if a.root != nil {
 		return nil, nil
 	}
-	return core.Lakes(ctx, a.Store)
+	every := a.Config.Catalog.ReaderPollInterval
+	if every == 0 {
+		every = core.DefaultReaderPollInterval
+	}
+	a.lakes.mu.Lock()
+	defer a.lakes.mu.Unlock()
+	if !fresh && !a.lakes.at.IsZero() && (every < 0 || time.Since(a.lakes.at) < every) {
+		return slices.Clone(a.lakes.names), nil
+	}
+	names, err := core.Lakes(ctx, a.Store)
+	if err != nil {
+		return nil, err
+	}
+	a.lakes.names, a.lakes.at = names, time.Now()
+	return slices.Clone(names), nil
 }

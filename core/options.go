@@ -110,7 +110,7 @@ type CatalogOptions struct {
 }
 
 const (
-	defaultReaderPoll     = 10 * time.Second
+	defaultReaderPoll     = DefaultReaderPollInterval
 	defaultCommitAttempts = 10
 	defaultLogRetryBudget = 2 * time.Minute
 	defaultFoldSlots      = 64
@@ -196,3 +196,6 @@ func (o CatalogOptions) engineSettings() slate.Settings {
 	}
 	return s
 }
+
+// DefaultReaderPollInterval is ReaderPollInterval when it is not set.
+const DefaultReaderPollInterval = 10 * time.Second

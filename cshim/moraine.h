@@ -224,8 +224,11 @@ int32_t moraine_catalog_requests(moraine_catalog catalog, moraine_table **out, m
  * case-insensitively; "main" is the store's own and no named lake. */
 
 /* The named lakes published in catalog's store, as a table (free with
- * moraine_table_free) of one column name (VARCHAR), by name. */
-int32_t moraine_catalog_lakes(moraine_catalog catalog, moraine_table **out, moraine_error *err);
+ * moraine_table_free) of one column name (VARCHAR), by name. The store's
+ * list is read again at most once per reader poll interval
+ * (READER_POLL_INTERVAL_MS) unless fresh; a lake published through a
+ * handle of this attach is listed at once. */
+int32_t moraine_catalog_lakes(moraine_catalog catalog, bool fresh, moraine_table **out, moraine_error *err);
 
 /* Sets *found to whether the lake named name is published in catalog's
  * store. */

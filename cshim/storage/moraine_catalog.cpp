@@ -148,7 +148,10 @@ void MoraineCatalog::ScanSchemas(ClientContext &context, std::function<void(Sche
 	auto &txn = MoraineTransaction::Get(context, *this);
 	MoraineError err;
 	moraine_table *raw = nullptr;
-	err.Check(moraine_catalog_lakes(handle, &raw, err.Out()), "moraine: listing the schemas of " + GetName());
+	// The first listing of this attach reads the store's list now (another
+	// process may have published a lake since this process last read it).
+	bool fresh = !listed.exchange(true);
+	err.Check(moraine_catalog_lakes(handle, fresh, &raw, err.Out()), "moraine: listing the schemas of " + GetName());
 	unique_ptr<moraine_table, TableDeleter> list(raw);
 	case_insensitive_set_t seen;
 	for (idx_t r = 0; r < list->row_count; r++) {
@@ -157,8 +160,22 @@ void MoraineCatalog::ScanSchemas(ClientContext &context, std::function<void(Sche
 		seen.insert(name);
 		callback(*FindLake(name, true, &txn));
 	}
+	// The store's list is refreshed once per reader poll interval: the
+	// lakes published here since, and those this transaction created.
+	vector<reference<MoraineSchemaEntry>> known;
+	{
+		lock_guard<mutex> guard(lake_lock);
+		for (auto &entry : lakes) {
+			if (entry.second->Published()) {
+				known.push_back(*entry.second);
+			}
+		}
+	}
 	for (auto &lake : txn.CreatedLakes()) {
-		if (seen.find(lake.get().name) == seen.end()) {
+		known.push_back(lake);
+	}
+	for (auto &lake : known) {
+		if (seen.insert(lake.get().name).second) {
 			callback(lake.get());
 		}
 	}

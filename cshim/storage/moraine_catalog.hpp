@@ -15,6 +15,7 @@
 #pragma once
 
 #include "duckdb/catalog/catalog.hpp"
+#include "duckdb/common/atomic.hpp"
 #include "duckdb/common/case_insensitive_map.hpp"
 #include "duckdb/common/mutex.hpp"
 #include "duckdb/common/unordered_map.hpp"
@@ -93,6 +94,8 @@ private:
 	//! their entries), by name as DuckDB compares schema names.
 	mutex lake_lock;
 	case_insensitive_map_t<unique_ptr<MoraineSchemaEntry>> lakes;
+	//! Whether the store's lakes were listed by this attach yet.
+	atomic<bool> listed {false};
 	mutex type_lock;
 	unordered_map<string, LogicalType> types;
 };

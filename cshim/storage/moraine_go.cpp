@@ -193,8 +193,8 @@ int32_t moraine_catalog_requests(moraine_catalog catalog, moraine_table **out, m
 	return go.moraine_catalog_requests(catalog, out, err);
 }
 
-int32_t moraine_catalog_lakes(moraine_catalog catalog, moraine_table **out, moraine_error *err) {
-	return go.moraine_catalog_lakes(catalog, out, err);
+int32_t moraine_catalog_lakes(moraine_catalog catalog, bool fresh, moraine_table **out, moraine_error *err) {
+	return go.moraine_catalog_lakes(catalog, fresh, out, err);
 }
 
 int32_t moraine_catalog_find_lake(moraine_catalog catalog, const char *name, bool *found, moraine_error *err) {

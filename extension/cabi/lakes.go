@@ -18,7 +18,7 @@ import (
 // attach's store, each opened as a moraine_catalog handle of its own.
 
 //export moraine_catalog_lakes
-func moraine_catalog_lakes(catalog C.moraine_catalog, out **C.moraine_table, cerr *C.moraine_error) (rc C.int32_t) {
+func moraine_catalog_lakes(catalog C.moraine_catalog, fresh C.bool, out **C.moraine_table, cerr *C.moraine_error) (rc C.int32_t) {
 	defer codes.Guard(func(err error) { rc = setError(cerr, err) })
 	if out == nil {
 		return setError(cerr, invalidf("moraine_catalog_lakes: out is NULL"))
@@ -28,7 +28,7 @@ func moraine_catalog_lakes(catalog C.moraine_catalog, out **C.moraine_table, cer
 	if err != nil {
 		return setError(cerr, err)
 	}
-	names, err := a.Lakes(context.Background())
+	names, err := a.Lakes(context.Background(), bool(fresh))
 	if err != nil {
 		return setError(cerr, err)
 	}

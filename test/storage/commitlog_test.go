@@ -762,3 +762,24 @@ func checkDataFiles(t *testing.T, l logLake, d *duck, table string) int {
 	}
 	return len(orphans)
 }
+
+// A process that listed the store's lakes (its first attach) attaches a
+// lake another process published since: the new attach reads the store's
+// list afresh, so DuckLake finds the lake's tables rather than creating
+// them again.
+func TestCommitLogALakePublishedByAnotherProcess(t *testing.T) {
+	l := logLakes(t)[0]
+	a := l.open(t)
+	a.ok("", "CREATE TABLE lake.t (id BIGINT)")
+	b := l.start(t)
+	b.ok("", strings.Replace(l.attachSQL("METADATA_SCHEMA 's1'"), " AS lake ", " AS s1 ", 1))
+	b.ok("", "CREATE TABLE s1.t (v VARCHAR)")
+	b.ok("", "INSERT INTO s1.t VALUES ('from b')")
+	a.ok("", strings.Replace(l.attachSQL("METADATA_SCHEMA 's1'"), " AS lake ", " AS s1 ", 1))
+	if got := a.value("", "SELECT string_agg(v, ',') FROM s1.t"); got != "from b" {
+		t.Fatalf("the other process's lake reads %q, want its row", got)
+	}
+	if got := a.value("", "SELECT count(*) FROM duckdb_schemas() WHERE database_name = '__ducklake_metadata_lake' AND schema_name = 's1'"); got != "1" {
+		t.Fatalf("the first attach lists s1 %s times, want once", got)
+	}
+}

@@ -613,7 +613,8 @@ func classify(ctx context.Context, op, key string, err error) error {
 	case "NoSuchBucket":
 		return mk(ErrInvalid, "the bucket does not exist")
 	case "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "ExpiredToken",
-		"InvalidToken", "TokenRefreshRequired", "AllAccessDisabled", "AccountProblem", "InvalidSecurity":
+		"InvalidToken", "TokenRefreshRequired", "AllAccessDisabled", "AccountProblem", "InvalidSecurity",
+		"XAdminUserNotFound": // versitygw's answer (with 404) to an unknown access key id
 		return mk(ErrAccessDenied, "")
 	case "SlowDown", "Throttling", "ThrottlingException", "TooManyRequests", "RequestLimitExceeded",
 		"InternalError", "ServiceUnavailable", "RequestTimeout", "RequestTimeTooSkewed",

@@ -80,6 +80,7 @@ func TestS3ClassifyCannedAnswers(t *testing.T) {
 		{"403 put", 403, "AccessDenied", put, ErrAccessDenied},
 		{"403 head (no body)", 403, "", head, ErrAccessDenied},
 		{"bad signature", 403, "SignatureDoesNotMatch", list, ErrAccessDenied},
+		{"unknown access key (versitygw: 404)", 404, "XAdminUserNotFound", put, ErrAccessDenied},
 		{"clock skew", 403, "RequestTimeTooSkewed", put, ErrTransient},
 		{"503 slow down", 503, "SlowDown", put, ErrTransient},
 		{"500", 500, "InternalError", get, ErrTransient},

@@ -261,6 +261,14 @@ func TestS3ErrorClassification(t *testing.T) {
 	_, err = s.Put(ctx, "k", []byte("x"))
 	wantKind(t, "wrong secret", err, objstore.ErrAccessDenied)
 
+	unknown := loc.S3
+	unknown.AccessKeyID = "no-such-key-id"
+	if s, err = objstore.Open(ctx, loc.URI, objstore.Options{S3: unknown}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.PutIfAbsent(ctx, "k", []byte("x"))
+	wantKind(t, "unknown access key id", err, objstore.ErrAccessDenied)
+
 	s, err = objstore.Open(ctx, "s3://no-such-bucket-moraine/p", objstore.Options{S3: loc.S3})
 	if err != nil {
 		t.Fatal(err)

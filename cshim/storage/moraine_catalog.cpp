@@ -45,12 +45,6 @@ namespace {
 bool IsMain(const string &name) {
 	return StringUtil::CIEquals(name, DEFAULT_SCHEMA);
 }
-
-struct TableDeleter {
-	void operator()(moraine_table *t) const {
-		moraine_table_free(t);
-	}
-};
 } // namespace
 
 MoraineSchemaEntry &MoraineCatalog::OpenLake(const string &name, bool create, bool published) {
@@ -152,7 +146,7 @@ void MoraineCatalog::ScanSchemas(ClientContext &context, std::function<void(Sche
 	// process may have published a lake since this process last read it).
 	bool fresh = !listed.exchange(true);
 	err.Check(moraine_catalog_lakes(handle, fresh, &raw, err.Out()), "moraine: listing the schemas of " + GetName());
-	unique_ptr<moraine_table, TableDeleter> list(raw);
+	MoraineTablePtr list(raw);
 	case_insensitive_set_t seen;
 	for (idx_t r = 0; r < list->row_count; r++) {
 		auto &s = static_cast<const moraine_string *>(list->columns[0].data)[r];

@@ -46,6 +46,8 @@ struct S3Settings {
 	string key_id, secret, region, session_token, endpoint, url_style;
 	int32_t use_ssl = -1;
 	bool found = false;
+	//! The secret they came from, for messages ("the moraine secret \"x\"").
+	string source;
 
 	moraine_s3_config Config() const {
 		moraine_s3_config c;
@@ -84,6 +86,7 @@ void FromSecret(const KeyValueSecret &secret, S3Settings &s3) {
 		s3.use_ssl = BooleanValue::Get(ssl.DefaultCastAs(LogicalType::BOOLEAN)) ? 1 : 0;
 	}
 	s3.found = true;
+	s3.source = StringUtil::Format("the %s secret \"%s\"", secret.GetType(), secret.GetName());
 }
 
 //! The best-matching secret for uri: an s3 secret (httpfs) first, else a
@@ -196,11 +199,21 @@ unique_ptr<Catalog> MoraineAttach(optional_ptr<StorageExtensionInfo> storage_inf
 	cl.options = options.data();
 	cl.flags = MORAINE_ATTACH_LEAVE_EMPTY;
 
+	// An S3 store's errors name where its credentials came from (never
+	// their values), so a refusal says what to fix.
+	string what = "moraine: attaching " + name;
+	if (IsS3(path) || IsS3(wal_store)) {
+		what += StringUtil::Format(" (S3 credentials from %s)",
+		                           s3_given   ? string("the S3_* attach options")
+		                           : s3.found ? s3.source
+		                                      : string("the AWS environment: no S3_* option, and no s3 or moraine "
+		                                               "secret whose scope covers the path"));
+	}
 	MoraineError err;
 	moraine_catalog handle = 0;
 	err.Check(moraine_attach_with_commit_log(path.c_str(), s3.found ? &s3_config : nullptr, read_only, nullptr, 0,
 	                                         nullptr, &cl, &handle, err.Out()),
-	          "moraine: attaching " + name);
+	          what);
 	return make_uniq<MoraineCatalog>(db, handle, path, read_only);
 }
 

@@ -289,7 +289,7 @@ func (lp *looper) count() int {
 }
 
 // A DuckDB process SIGKILLed in the middle of a COMMIT, again and again,
-// loses nothing acknowledged and blocks nobody: a second process keeps
+// loses nothing acknowledged and blocks nobody: three other processes keep
 // committing throughout, each restart of the killed one attaches and
 // commits again, and at the end every acknowledged id is present once
 // (an id whose COMMIT was cut off is present at most once).
@@ -305,10 +305,22 @@ func TestCommitLogSIGKILLMidCommit(t *testing.T) {
 			// (core/claim.go), and a claim of a process killed holds this
 			// one briefly. Stopped before its process is closed, on a
 			// failure too.
-			steady := startLooper(l.open(t), "lake.t", 1_000_000, func() time.Duration {
-				return time.Duration(10+rand.IntN(20)) * time.Millisecond
-			})
-			defer steady.halt()
+			// Three steady processes and the victim: four writing at once.
+			var steady []*looper
+			for i := range 3 {
+				lp := startLooper(l.open(t), "lake.t", int64(1_000_000*(i+1)), func() time.Duration {
+					return time.Duration(10+rand.IntN(20)) * time.Millisecond
+				})
+				defer lp.halt()
+				steady = append(steady, lp)
+			}
+			steadyCount := func() int {
+				n := 0
+				for _, lp := range steady {
+					n += lp.count()
+				}
+				return n
+			}
 			var acked, cut []int64
 			next := int64(0)
 			for round := range rounds {
@@ -330,19 +342,23 @@ func TestCommitLogSIGKILLMidCommit(t *testing.T) {
 				victim.kill()
 				cut = append(cut, next)
 				next++
-				// Nobody is blocked: the steady writer commits after the kill.
-				at := steady.count()
+				// Nobody is blocked: the steady writers commit after the kill.
+				at := steadyCount()
 				deadline := time.Now().Add(time.Minute)
-				for steady.count() < at+2 && time.Now().Before(deadline) {
+				for steadyCount() < at+2 && time.Now().Before(deadline) {
 					time.Sleep(5 * time.Millisecond)
 				}
-				if steady.count() < at+2 {
-					t.Fatalf("round %d: the other process committed nothing for a minute after the kill", round)
+				if steadyCount() < at+2 {
+					t.Fatalf("round %d: the other processes committed nothing for a minute after the kill", round)
 				}
 			}
-			steady.halt()
-			for _, e := range steady.errs {
-				t.Errorf("the steady process: %s", e)
+			var steadyAcked []int64
+			for i, lp := range steady {
+				lp.halt()
+				for _, e := range lp.errs {
+					t.Errorf("steady process %d: %s", i, e)
+				}
+				steadyAcked = append(steadyAcked, lp.acked...)
 			}
 			check := l.open(t)
 			got := ids(t, check, "lake.t")
@@ -350,7 +366,7 @@ func TestCommitLogSIGKILLMidCommit(t *testing.T) {
 			for _, id := range got {
 				present[id]++
 			}
-			for _, id := range append(acked, steady.acked...) {
+			for _, id := range append(acked, steadyAcked...) {
 				if present[id] != 1 {
 					t.Errorf("acknowledged id %d is present %d times", id, present[id])
 				}
@@ -370,7 +386,7 @@ func TestCommitLogSIGKILLMidCommit(t *testing.T) {
 			}
 			checkSnapshots(t, l, check)
 			orphans := checkDataFiles(t, l, check, "t")
-			t.Logf("%s: %d kills (%d of the cut-off commits landed), %d + %d acknowledged commits, %d orphaned data files removed", l.name, rounds, cutLanded, len(acked), len(steady.acked), orphans)
+			t.Logf("%s: %d kills (%d of the cut-off commits landed), %d + %d acknowledged commits, %d orphaned data files removed", l.name, rounds, cutLanded, len(acked), len(steadyAcked), orphans)
 		})
 	}
 }

@@ -25,11 +25,13 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
-// An outside module implementing a provider against the public API builds
-// and vets offline (the module cache only: GOPROXY=off), with one replace
-// to the checkout: the public packages stay importable.
+// An outside module implementing a provider against the public API builds,
+// vets and passes the public acceptance suite (core/commitlogtest) offline
+// (the module cache only: GOPROXY=off), with one replace to the checkout:
+// the public packages stay importable, and a library can prove the
+// contract.
 func TestOutsideModuleBuilds(t *testing.T) {
-	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}} {
+	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}, {"test", "-count=1", "./..."}} {
 		cmd := exec.Command("go", args...)
 		cmd.Dir = filepath.Join("testdata", "countinglog")
 		cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=readonly", "GOWORK=off")

@@ -51,14 +51,24 @@ func logLakes(t *testing.T) []logLake {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The whole lake in the bucket: the data files too, through httpfs
+	// with the one s3 secret (which moraine reads as well). httpfs exists
+	// for v1.4.4 only (../shared/httpfs): on another release the data
+	// files stay on local disk, and moraine takes the AWS environment.
+	s3Lake := logLake{name: "s3", uri: "S3://" + strings.TrimPrefix(loc.URI, "s3://"), store: remote}
+	if version == "v1.4.4" {
+		s3Lake.data, s3Lake.dataPrefix = loc.URI+"/data/", "data/"
+		s3Lake.setup = []string{"LOAD " + sqlString(httpfsExtension(t)), s3Secret(loc)}
+	} else {
+		s3Lake.data = filepath.Join(dir, "s3data") + "/"
+		s3Lake.env = []string{"AWS_ACCESS_KEY_ID=" + loc.Server.AccessKey, "AWS_SECRET_ACCESS_KEY=" + loc.Server.SecretKey,
+			"AWS_REGION=" + loc.Server.Region, "AWS_ENDPOINT_URL=" + loc.Server.Endpoint}
+	}
 	return []logLake{
 		{name: "local", uri: filepath.Join(dir, "lake"), data: filepath.Join(dir, "data") + "/", store: local},
 		// S3:// in capitals: DuckDB hands a lower-case s3:// ATTACH path to
 		// httpfs before the storage extension sees it.
-		// The whole lake in the bucket: the data files too, through httpfs
-		// with the one s3 secret (which moraine reads as well).
-		{name: "s3", uri: "S3://" + strings.TrimPrefix(loc.URI, "s3://"), data: loc.URI + "/data/", store: remote,
-			setup: []string{"LOAD " + sqlString(httpfsExtension(t)), s3Secret(loc)}, dataPrefix: "data/"},
+		s3Lake,
 	}
 }
 

@@ -22,16 +22,23 @@
 // conflict through the log reported as a commit conflict; the fold cadence
 // bounding the unfolded tail; a committer arriving after another stopped
 // without closing (a crash) folding what it left; a reader-only provider
-// refused for a read-write open; the per-open provider being the one used.
-// The obligations that depend on the in-tree slot format (what a slot
-// holds, the session's recorded writes, multi-process crash sweeps) are
+// refused for a read-write open; the per-open provider being the one used;
+// several processes (children of the test binary, each with its own
+// provider) committing to one lake on a local store, one SIGKILLed midway,
+// losing nothing acknowledged. The obligations that depend on the in-tree
+// slot format (what a slot holds, the session's recorded writes) are
 // checked by the in-tree provider's own tests in core.
 package commitlogtest
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -47,8 +54,18 @@ import (
 // sharing the store), and keep no state across stores.
 type Factory func(t *testing.T) core.CommitLogProvider
 
-// Run runs every check against providers from newProvider.
+// childEnv names, in a child process of the multi-process check, the store
+// directory and the child's number ("<dir>|<n>").
+const childEnv = "MORAINE_COMMITLOGTEST_CHILD"
+
+// Run runs every check against providers from newProvider. Call it from a
+// top-level test: the multi-process check runs that test again in child
+// processes of the test binary (which then commit instead of checking).
 func Run(t *testing.T, newProvider Factory) {
+	if v := os.Getenv(childEnv); v != "" {
+		runChild(t, newProvider, v)
+		return
+	}
 	for _, c := range []struct {
 		name string
 		fn   func(*testing.T, Factory)
@@ -61,6 +78,7 @@ func Run(t *testing.T, newProvider Factory) {
 		{"ACommitterFoldsWhatACrashedOneLeft", testCrash},
 		{"AReaderOnlyProviderCannotCommit", testReaderOnly},
 		{"ThePerOpenProviderIsTheOneUsed", testPerOpen},
+		{"ProcessesCommitOneLakeAndAKilledOneLosesNothing", testProcesses},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, newProvider) })
 	}
@@ -388,5 +406,128 @@ func testPerOpen(t *testing.T, newProvider Factory) {
 	createTable(t, c, "t")
 	if committers.Load() == 0 || readers.Load() == 0 {
 		t.Fatalf("the open asked the per-open provider for %d committers and %d readers, want both used", committers.Load(), readers.Load())
+	}
+}
+
+// processCommits is how many tables each child process creates.
+const processCommits = 12
+
+// runChild is a child process of testProcesses: it opens the lake in the
+// directory through the provider and creates its tables one commit each,
+// printing "landed <name>" after each commit returns.
+func runChild(t *testing.T, newProvider Factory, v string) {
+	dir, n, ok := strings.Cut(v, "|")
+	if !ok {
+		t.Fatalf("%s=%q: want <dir>|<n>", childEnv, v)
+	}
+	store, err := objstore.NewLocal(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := open(t, store, options(newProvider(t)))
+	for k := range processCommits {
+		name := fmt.Sprintf("p%s_%d", n, k)
+		createTable(t, c, name)
+		fmt.Printf("landed %s\n", name)
+	}
+}
+
+// Several processes (children of the test binary, each with its own
+// provider) commit to one lake on a local store at once, one of them
+// SIGKILLed after a few commits: every commit a process saw return is in
+// the lake, once, and the survivors' are all there.
+func testProcesses(t *testing.T, newProvider Factory) {
+	const procs, victim = 3, 0
+	dir := t.TempDir()
+	store, err := objstore.NewLocal(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup := open(t, store, options(newProvider(t)))
+	createTable(t, setup, "setup")
+	setup.Close(bg)
+	root := strings.SplitN(t.Name(), "/", 2)[0]
+	type child struct {
+		cmd    *exec.Cmd
+		landed []string
+		done   chan error
+	}
+	var mu sync.Mutex
+	children := make([]*child, procs)
+	for i := range children {
+		cmd := exec.Command(os.Args[0], "-test.run=^"+root+"$", "-test.count=1")
+		cmd.Env = append(os.Environ(), childEnv+"="+dir+"|"+strconv.Itoa(i))
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		ch := &child{cmd: cmd, done: make(chan error, 1)}
+		children[i] = ch
+		go func() {
+			sc := bufio.NewScanner(out)
+			for sc.Scan() {
+				if name, ok := strings.CutPrefix(sc.Text(), "landed "); ok {
+					mu.Lock()
+					ch.landed = append(ch.landed, name)
+					n := len(ch.landed)
+					mu.Unlock()
+					if i == victim && n == 3 {
+						cmd.Process.Kill() // SIGKILL, mid-way through its commits
+					}
+				}
+			}
+			err := cmd.Wait()
+			if err != nil && i != victim {
+				err = fmt.Errorf("%w\n%s", err, stderr.String())
+			}
+			ch.done <- err
+		}()
+	}
+	for i, ch := range children {
+		select {
+		case err := <-ch.done:
+			if i != victim && err != nil {
+				t.Fatalf("child process %d: %v", i, err)
+			}
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("child process %d did not finish in 2 minutes", i)
+		}
+	}
+	check := open(t, store, options(newProvider(t)))
+	v := view(t, check)
+	mu.Lock()
+	defer mu.Unlock()
+	for i, ch := range children {
+		if i != victim && len(ch.landed) != processCommits {
+			t.Fatalf("child %d reported %d commits, want %d", i, len(ch.landed), processCommits)
+		}
+		for _, name := range ch.landed {
+			if _, ok := v.TableByName("main", name); !ok {
+				t.Errorf("child %d's acknowledged table %s is missing", i, name)
+			}
+		}
+	}
+	if len(children[victim].landed) < 3 {
+		t.Fatalf("the victim reported %d commits before the kill, want 3", len(children[victim].landed))
+	}
+	names := map[string]int{}
+	for _, tb := range v.AllTables() {
+		names[tb.Name]++
+	}
+	for name, n := range names {
+		if n != 1 {
+			t.Errorf("table %s is in the lake %d times", name, n)
+		}
+	}
+	t.Logf("%d processes: %d, %d and %d (killed) commits acknowledged; the lake holds %d tables",
+		procs, len(children[1].landed), len(children[2].landed), len(children[victim].landed), len(names))
+	want := 1 + (procs-1)*processCommits + len(children[victim].landed)
+	if got := len(names); got < want || got > want+1 { // +1: the victim's commit cut off by the kill may have landed
+		t.Errorf("the lake holds %d tables, want %d (or one more: the victim's cut-off commit)", got, want)
 	}
 }

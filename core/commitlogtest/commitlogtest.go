@@ -22,7 +22,8 @@
 // conflict through the log reported as a commit conflict; the fold cadence
 // bounding the unfolded tail; a committer arriving after another stopped
 // without closing (a crash) folding what it left; a reader-only provider
-// refused for a read-write open; the per-open provider being the one used;
+// refused for a read-write open; the registry (once per process) and the
+// per-open provider winning over it;
 // several processes (children of the test binary, each with its own
 // provider) committing to one lake on a local store, one SIGKILLed midway,
 // losing nothing acknowledged. The obligations that depend on the in-tree
@@ -54,8 +55,8 @@ import (
 // sharing the store), and keep no state across stores.
 type Factory func(t *testing.T) core.CommitLogProvider
 
-// childEnv names, in a child process of the multi-process check, the store
-// directory and the child's number ("<dir>|<n>").
+// childEnv tells a child process of the test binary what to do:
+// "commit|<dir>|<n>" (testProcesses) or "registry|<dir>" (testRegistry).
 const childEnv = "MORAINE_COMMITLOGTEST_CHILD"
 
 // Run runs every check against providers from newProvider. Call it from a
@@ -79,6 +80,7 @@ func Run(t *testing.T, newProvider Factory) {
 		{"AReaderOnlyProviderCannotCommit", testReaderOnly},
 		{"ThePerOpenProviderIsTheOneUsed", testPerOpen},
 		{"ProcessesCommitOneLakeAndAKilledOneLosesNothing", testProcesses},
+		{"TheRegistryAndThePerOpenOverride", testRegistry},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, newProvider) })
 	}
@@ -416,10 +418,15 @@ const processCommits = 12
 // directory through the provider and creates its tables one commit each,
 // printing "landed <name>" after each commit returns.
 func runChild(t *testing.T, newProvider Factory, v string) {
-	dir, n, ok := strings.Cut(v, "|")
-	if !ok {
-		t.Fatalf("%s=%q: want <dir>|<n>", childEnv, v)
+	parts := strings.Split(v, "|")
+	if len(parts) == 2 && parts[0] == "registry" {
+		runRegistryChild(t, newProvider, parts[1])
+		return
 	}
+	if len(parts) != 3 || parts[0] != "commit" {
+		t.Fatalf("%s=%q: want commit|<dir>|<n> or registry|<dir>", childEnv, v)
+	}
+	dir, n := parts[1], parts[2]
 	store, err := objstore.NewLocal(dir, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -456,7 +463,7 @@ func testProcesses(t *testing.T, newProvider Factory) {
 	children := make([]*child, procs)
 	for i := range children {
 		cmd := exec.Command(os.Args[0], "-test.run=^"+root+"$", "-test.count=1")
-		cmd.Env = append(os.Environ(), childEnv+"="+dir+"|"+strconv.Itoa(i))
+		cmd.Env = append(os.Environ(), childEnv+"=commit|"+dir+"|"+strconv.Itoa(i))
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -529,5 +536,62 @@ func testProcesses(t *testing.T, newProvider Factory) {
 	want := 1 + (procs-1)*processCommits + len(children[victim].landed)
 	if got := len(names); got < want || got > want+1 { // +1: the victim's commit cut off by the kill may have landed
 		t.Errorf("the lake holds %d tables, want %d (or one more: the victim's cut-off commit)", got, want)
+	}
+}
+
+// runRegistryChild checks the registry in a process of its own (the
+// registry is once per process): the provider registers once, a second
+// registration is refused, an open without a per-open provider uses the
+// registered one, and a per-open provider wins over it.
+func runRegistryChild(t *testing.T, newProvider Factory, dir string) {
+	store, err := objstore.NewLocal(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var regCommitters, regReaders, ownCommitters, ownReaders atomic.Int64
+	registered := counting{CommitLogProvider: newProvider(t), committers: &regCommitters, readers: &regReaders}
+	if err := core.RegisterCommitLog(registered); err != nil {
+		t.Fatalf("RegisterCommitLog: %v", err)
+	}
+	if !core.CommitLogRegistered() {
+		t.Fatal("CommitLogRegistered is false after a registration")
+	}
+	if err := core.RegisterCommitLog(newProvider(t)); core.KindOf(err) != core.Configuration {
+		t.Fatalf("a second RegisterCommitLog: %v, want a Configuration error", err)
+	}
+	o := options(nil)
+	c := open(t, store, o)
+	if c.Role() != core.RoleCommitter {
+		t.Fatalf("an open without a per-open provider is a %v, want a committer through the registered one", c.Role())
+	}
+	createTable(t, c, "through_the_registry")
+	if regCommitters.Load() == 0 {
+		t.Fatal("the open did not use the registered provider")
+	}
+	c.Close(bg)
+	before := regCommitters.Load() + regReaders.Load()
+	own := counting{CommitLogProvider: newProvider(t), committers: &ownCommitters, readers: &ownReaders}
+	d := open(t, store, options(own))
+	createTable(t, d, "through_the_per_open_provider")
+	if ownCommitters.Load() == 0 || regCommitters.Load()+regReaders.Load() != before {
+		t.Fatalf("with a per-open provider the open asked it %d times and the registered one %d more: the per-open one must win",
+			ownCommitters.Load()+ownReaders.Load(), regCommitters.Load()+regReaders.Load()-before)
+	}
+	fmt.Println("registry checked")
+}
+
+// The registry rules, checked in a child process of the test binary (the
+// registry is once per process, and this one must stay clean): see
+// runRegistryChild.
+func testRegistry(t *testing.T, newProvider Factory) {
+	root := strings.SplitN(t.Name(), "/", 2)[0]
+	cmd := exec.Command(os.Args[0], "-test.run=^"+root+"$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), childEnv+"=registry|"+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "registry checked") {
+		t.Fatalf("the registry child: %v\n%s", err, out)
+	}
+	if core.CommitLogRegistered() {
+		t.Fatal("a provider is registered in the test process itself")
 	}
 }

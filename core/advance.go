@@ -10,8 +10,8 @@ package core
 // slots' writes to a copy of the view instead. It covers the writes of
 // data-only commits (snapshot records, data and delete files, statistics,
 // schema versions, GC entries, inlined rows inserted and deleted); a slot
-// writing anything else (schemas, tables, columns, views, tags, options,
-// partitioning, sorting, a flush of inlined rows) makes it decline, and
+// writing anything else (schemas, tables, columns, views, macros, tags,
+// options, partitioning, sorting, a flush of inlined rows) makes it decline, and
 // the caller loads. Tests compare every
 // advanced view with a full load (checkAdvance).
 
@@ -335,7 +335,7 @@ func (a *advancer) applyCurrent(k keys.Key, w LogWrite) (bool, error) {
 			m[x.ColumnID] = x
 		}
 		setInner(n.colStats, t, m)
-	case keys.KindMacro, keys.KindInlinedTable:
+	case keys.KindInlinedTable:
 		// Not part of a head view (load skips them too).
 	default:
 		return false, nil

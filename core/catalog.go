@@ -43,8 +43,11 @@ const (
 	FormatNameDirectory uint64 = 11
 	// FormatDeleteTargets adds the delete-file target lookup.
 	FormatDeleteTargets uint64 = 12
+	// FormatDuckLake10 adds the entities of DuckLake's catalog spec 1.0
+	// (macros, the files' partial_max) and their name-directory entries.
+	FormatDuckLake10 uint64 = 13
 	// FormatCurrent is what new catalogs are created at.
-	FormatCurrent = FormatDeleteTargets
+	FormatCurrent = FormatDuckLake10
 	// MinFormat is the oldest format this build opens (after migration).
 	MinFormat = FormatLegacy
 )

@@ -274,6 +274,31 @@ func classify(mine, theirs changeSet, schemaName schemaNameOf) string {
 			return fmt.Sprintf("snapshot %d also altered or dropped view %d", theirs.Snapshot, id)
 		}
 	}
+	// Macros: dropping the same macro, or creating one of the same name.
+	macros := func(cs changeSet) (dropped map[uint64]bool, created map[string]bool) {
+		dropped, created = map[uint64]bool{}, map[string]bool{}
+		for _, ch := range cs.Changes {
+			switch ch.Kind {
+			case chDroppedScalarMacro, chDroppedTableMacro:
+				dropped[ch.ID] = true
+			case chCreatedScalarMacro, chCreatedTableMacro:
+				created[strings.Join(ch.Name, "\x00")] = true
+			}
+		}
+		return dropped, created
+	}
+	md, mc := macros(mine)
+	td, tc := macros(theirs)
+	for id := range md {
+		if td[id] {
+			return fmt.Sprintf("snapshot %d also dropped macro %d", theirs.Snapshot, id)
+		}
+	}
+	for name := range mc {
+		if tc[name] {
+			return fmt.Sprintf("snapshot %d also created macro %s", theirs.Snapshot, strings.ReplaceAll(name, "\x00", "."))
+		}
+	}
 	return ""
 }
 

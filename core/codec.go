@@ -437,6 +437,7 @@ func encodeDataFile(f *DataFile) []byte {
 		RecordCount: f.RecordCount, FileSizeBytes: f.FileSizeBytes, FooterSize: valueOf(f.FooterSize), RowIdStart: valueOf(f.RowIDStart),
 		PartitionId: optU64(f.PartitionID), EncryptionKey: f.EncryptionKey, PartialFileInfo: f.PartialFileInfo,
 		MappingId: optU64(f.MappingID), FileOrderNull: f.FileOrder == nil, FooterSizeNull: f.FooterSize == nil, RowIdStartNull: f.RowIDStart == nil,
+		PartialMax: optU64(f.PartialMax),
 	}
 	for _, pv := range f.PartitionValues {
 		m.PartitionValues = append(m.PartitionValues, &catalogpb.FilePartitionValue{KeyIndex: pv.KeyIndex, Value: pv.Value})
@@ -455,7 +456,7 @@ func decodeDataFile(b []byte) (*DataFile, error) {
 		RecordCount: m.GetRecordCount(), FileSizeBytes: m.GetFileSizeBytes(), FooterSize: nullable(m.GetFooterSize(), m.GetFooterSizeNull()),
 		RowIDStart:  nullable(m.GetRowIdStart(), m.GetRowIdStartNull()),
 		PartitionID: optAs[PartitionID](m.PartitionId), EncryptionKey: m.EncryptionKey, PartialFileInfo: m.PartialFileInfo,
-		MappingID: optAs[MappingID](m.MappingId),
+		MappingID: optAs[MappingID](m.MappingId), PartialMax: optAs[uint64](m.PartialMax),
 	}
 	for _, pv := range m.GetPartitionValues() {
 		f.PartitionValues = append(f.PartitionValues, PartitionValue{KeyIndex: pv.GetKeyIndex(), Value: pv.GetValue()})
@@ -468,7 +469,7 @@ func encodeDeleteFile(d *DeleteFile) []byte {
 		TableId: uint64(d.TableID), DeleteFileId: uint64(d.ID), BeginSnapshot: uint64(d.Begin), EndSnapshot: optU64(d.End),
 		DataFileId: uint64(d.DataFileID), Path: d.Path, PathIsRelative: d.PathIsRelative, FileFormat: d.Format,
 		DeleteCount: d.DeleteCount, FileSizeBytes: d.FileSizeBytes, FooterSize: valueOf(d.FooterSize), EncryptionKey: d.EncryptionKey,
-		FooterSizeNull: d.FooterSize == nil,
+		FooterSizeNull: d.FooterSize == nil, PartialMax: optU64(d.PartialMax),
 	})
 }
 
@@ -498,6 +499,7 @@ func decodeDeleteFile(b []byte) (*DeleteFile, error) {
 		TableID: TableID(m.GetTableId()), ID: DeleteFileID(m.GetDeleteFileId()), Versioned: versioned(m.GetBeginSnapshot(), m.EndSnapshot),
 		DataFileID: DataFileID(m.GetDataFileId()), Path: m.GetPath(), PathIsRelative: m.GetPathIsRelative(), Format: m.GetFileFormat(),
 		DeleteCount: m.GetDeleteCount(), FileSizeBytes: m.GetFileSizeBytes(), FooterSize: nullable(m.GetFooterSize(), m.GetFooterSizeNull()), EncryptionKey: m.EncryptionKey,
+		PartialMax: optAs[uint64](m.PartialMax),
 	}, nil
 }
 
@@ -633,6 +635,40 @@ func decodeSort(b []byte) (*Sort, error) {
 		})
 	}
 	return s, nil
+}
+
+func encodeMacro(x *Macro) []byte {
+	m := &catalogpb.MacroValue{
+		MacroId: uint64(x.ID), BeginSnapshot: uint64(x.Begin), EndSnapshot: optU64(x.End), SchemaId: uint64(x.SchemaID), Name: x.Name,
+	}
+	for _, im := range x.Impls {
+		pi := &catalogpb.MacroImpl{ImplId: im.ID, Dialect: im.Dialect, Sql: im.SQL, Type: im.Type}
+		for _, p := range im.Parameters {
+			pi.Parameters = append(pi.Parameters, &catalogpb.MacroParameter{
+				ColumnId: p.ColumnID, Name: p.Name, Type: p.Type, DefaultValue: p.DefaultValue, DefaultValueType: p.DefaultValueType,
+			})
+		}
+		m.Impls = append(m.Impls, pi)
+	}
+	return marshalValue("macro", m)
+}
+
+func decodeMacro(b []byte) (*Macro, error) {
+	var m catalogpb.MacroValue
+	if err := unmarshalValue("macro", b, &m); err != nil {
+		return nil, err
+	}
+	x := &Macro{ID: MacroID(m.GetMacroId()), Versioned: versioned(m.GetBeginSnapshot(), m.EndSnapshot), SchemaID: SchemaID(m.GetSchemaId()), Name: m.GetName()}
+	for _, pi := range m.GetImpls() {
+		im := MacroImpl{ID: pi.GetImplId(), Dialect: pi.GetDialect(), SQL: pi.GetSql(), Type: pi.GetType()}
+		for _, p := range pi.GetParameters() {
+			im.Parameters = append(im.Parameters, MacroParameter{
+				ColumnID: p.GetColumnId(), Name: p.GetName(), Type: p.GetType(), DefaultValue: p.DefaultValue, DefaultValueType: p.DefaultValueType,
+			})
+		}
+		x.Impls = append(x.Impls, im)
+	}
+	return x, nil
 }
 
 func encodeMapping(mp *Mapping) []byte {

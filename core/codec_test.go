@@ -171,14 +171,14 @@ func (g gen) dataFile() *DataFile {
 	return &DataFile{TableID: TableID(g.u64()), ID: DataFileID(g.u64()), Versioned: g.versioned(), FileOrder: optNum[uint64](g),
 		Path: g.str(), PathIsRelative: g.bool(), Format: g.str(), RecordCount: g.u64(), FileSizeBytes: g.u64(),
 		FooterSize: optNum[uint64](g), RowIDStart: optNum[uint64](g), PartitionID: optNum[PartitionID](g), EncryptionKey: g.optStr(),
-		PartialFileInfo: g.optStr(), MappingID: optNum[MappingID](g),
+		PartialFileInfo: g.optStr(), PartialMax: optNum[uint64](g), MappingID: optNum[MappingID](g),
 		PartitionValues: genSlice(g, func() PartitionValue { return PartitionValue{KeyIndex: g.u64(), Value: g.str()} })}
 }
 
 func (g gen) deleteFile() *DeleteFile {
 	return &DeleteFile{TableID: TableID(g.u64()), ID: DeleteFileID(g.u64()), Versioned: g.versioned(),
 		DataFileID: DataFileID(g.u64()), Path: g.str(), PathIsRelative: g.bool(), Format: g.str(), DeleteCount: g.u64(),
-		FileSizeBytes: g.u64(), FooterSize: optNum[uint64](g), EncryptionKey: g.optStr()}
+		FileSizeBytes: g.u64(), FooterSize: optNum[uint64](g), EncryptionKey: g.optStr(), PartialMax: optNum[uint64](g)}
 }
 
 func (g gen) tableStats() *TableStats {
@@ -224,6 +224,16 @@ func (g gen) sort() *Sort {
 	return &Sort{TableID: TableID(g.u64()), ID: SortID(g.u64()), Versioned: g.versioned(),
 		Expressions: genSlice(g, func() SortExpression {
 			return SortExpression{Index: g.u64(), Expression: g.str(), Dialect: g.str(), Direction: g.str(), NullOrder: g.str()}
+		})}
+}
+
+func (g gen) macro() *Macro {
+	return &Macro{ID: MacroID(g.u64()), Versioned: g.versioned(), SchemaID: SchemaID(g.u64()), Name: g.str(),
+		Impls: genSlice(g, func() MacroImpl {
+			return MacroImpl{ID: g.u64(), Dialect: g.str(), SQL: g.str(), Type: g.str(),
+				Parameters: genSlice(g, func() MacroParameter {
+					return MacroParameter{ColumnID: g.u64(), Name: g.str(), Type: g.str(), DefaultValue: g.optStr(), DefaultValueType: g.optStr()}
+				})}
 		})}
 }
 
@@ -368,6 +378,7 @@ func TestCodecRoundTripModel(t *testing.T) {
 	})
 	roundTrip(t, "partition", codecRounds, g.partition, encodePartition, decodePartition, nil)
 	roundTrip(t, "sort", codecRounds, g.sort, encodeSort, decodeSort, nil)
+	roundTrip(t, "macro", codecRounds, g.macro, encodeMacro, decodeMacro, nil)
 	roundTrip(t, "mapping", codecRounds, g.mapping, encodeMapping, decodeMapping, nil)
 	roundTrip(t, "gc file", codecRounds, g.gcFile, encodeGcFile, decodeGcFile, func(f *GcFile) { f.ScheduleStart = normTime(f.ScheduleStart) })
 }
@@ -504,6 +515,7 @@ func TestCodecGolden(t *testing.T) {
 	u := uuid.MustParse("00112233-4455-6677-8899-aabbccddeeff")
 	live := &Table{ID: 5, Versioned: Versioned{Begin: 2}, UUID: u, Name: "t", Path: "t/", PathIsRelative: true}
 	zero := SnapshotID(0)
+	nullText := "NULL"
 	ended := &Table{ID: 5, Versioned: Versioned{Begin: 2, End: &zero}, UUID: u, SchemaID: 1, Name: "t", Path: "t/"}
 	for _, c := range []struct {
 		name string
@@ -525,6 +537,15 @@ func TestCodecGolden(t *testing.T) {
 			"0805" + "1002" + // 1 table_id 5, 2 begin_snapshot 2 (3 end_snapshot absent)
 			"2210" + "00112233445566778899aabbccddeeff" + // 4 uuid
 			"320174" + "3a02742f" + "4001", // 6 name "t", 7 path "t/", 8 path_is_relative
+		},
+		{"macro", encodeMacro(&Macro{ID: 4, Versioned: Versioned{Begin: 15}, SchemaID: 1, Name: "m", Impls: []MacroImpl{{
+			Dialect: "duckdb", SQL: "(a)", Type: "scalar", Parameters: []MacroParameter{{Name: "a", Type: "unknown", DefaultValue: &nullText}}}}}), "" +
+			"4d524e4500" +
+			"0804" + "100f" + "2001" + "2a016d" + // 1 macro_id 4, 2 begin_snapshot 15, 4 schema_id 1, 5 name "m"
+			"3229" + // 6 impls: one of 41 bytes (impl_id 0 omitted)
+			"1206" + hex.EncodeToString([]byte("duckdb")) + "1a03" + hex.EncodeToString([]byte("(a)")) + "2206" + hex.EncodeToString([]byte("scalar")) +
+			"2a12" + // 5 parameters: one of 18 bytes (column_id 0 omitted)
+			"120161" + "1a07" + hex.EncodeToString([]byte("unknown")) + "2204" + hex.EncodeToString([]byte("NULL")),
 		},
 		{"table ended at 0", encodeTable(ended), "" +
 			"4d524e4500" +
@@ -596,6 +617,7 @@ func TestCodecCorruptInput(t *testing.T) {
 		"options":            func(b []byte) error { _, err := decodeOptions(b); return err },
 		"partition":          func(b []byte) error { _, err := decodePartition(b); return err },
 		"sort":               func(b []byte) error { _, err := decodeSort(b); return err },
+		"macro":              func(b []byte) error { _, err := decodeMacro(b); return err },
 		"mapping":            func(b []byte) error { _, err := decodeMapping(b); return err },
 		"gc file":            func(b []byte) error { _, err := decodeGcFile(b); return err },
 		"name directory":     func(b []byte) error { _, err := decodeNameDir(b); return err },
@@ -720,6 +742,7 @@ func FuzzCodecDecode(f *testing.F) {
 		fuzzOne(t, b, decodeOptions, encodeOptions)
 		fuzzOne(t, b, decodePartition, encodePartition)
 		fuzzOne(t, b, decodeSort, encodeSort)
+		fuzzOne(t, b, decodeMacro, encodeMacro)
 		fuzzOne(t, b, decodeMapping, encodeMapping)
 		fuzzOne(t, b, decodeGcFile, encodeGcFile)
 		fuzzOne(t, b, decodeFormat, encodeFormat)

@@ -43,6 +43,7 @@ type Dump struct {
 	DeleteFiles      []DeleteFile
 	Partitions       []Partition
 	Sorts            []Sort
+	Macros           []Macro // by id, then begin snapshot
 	TableStats       []TableStats
 	TableColumnStats []TableColumnStats
 	FileColumnStats  []FileColumnStats
@@ -187,6 +188,12 @@ func readDump(ctx context.Context, kv kvReader, at *SnapshotID) (*Dump, error) {
 			x, err := decodeSort(value)
 			if err == nil && f.keep(&x.Versioned) {
 				d.Sorts = append(d.Sorts, *x)
+			}
+			return err
+		case keys.KindMacro:
+			x, err := decodeMacro(value)
+			if err == nil && f.keep(&x.Versioned) {
+				d.Macros = append(d.Macros, *x)
 			}
 			return err
 		case keys.KindTableStats:
@@ -439,6 +446,9 @@ func (d *Dump) sort() {
 	})
 	sort.Slice(d.Sorts, func(i, j int) bool {
 		return byIDBegin(uint64(d.Sorts[i].ID), uint64(d.Sorts[j].ID), d.Sorts[i].Begin, d.Sorts[j].Begin)
+	})
+	sort.Slice(d.Macros, func(i, j int) bool {
+		return byIDBegin(uint64(d.Macros[i].ID), uint64(d.Macros[j].ID), d.Macros[i].Begin, d.Macros[j].Begin)
 	})
 	sort.Slice(d.TableStats, func(i, j int) bool { return d.TableStats[i].TableID < d.TableStats[j].TableID })
 	sort.Slice(d.TableColumnStats, func(i, j int) bool {

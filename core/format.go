@@ -14,10 +14,15 @@ package core
 //	    what marks a catalog as log-resident.
 //	12  adds the delete-file target lookup (index 07 05: data file -> its
 //	    live delete files, maintained by every commit).
+//	13  adds DuckLake 1.0's entities: macros (current/macro, named in the
+//	    name directory under their schema) and the data and delete files'
+//	    partial_max. Additive: a catalog at 12 has none of them, so the
+//	    stamp is all the step needs; a transaction writing one on a
+//	    catalog below 13 is refused, naming the raise.
 //
 // Reaching 11 and 12 needs the derived indexes built over existing data:
 // those are migration units (migrate.go), run explicitly by an operator,
-// never on open. RaiseFormat stamps only additive steps (none yet).
+// never on open. RaiseFormat stamps only additive steps (12 -> 13).
 
 import (
 	"context"
@@ -41,6 +46,7 @@ var formatLadder = []formatStep{
 	{from: FormatLegacy, to: FormatNameDirectory, unit: "9->11"},
 	{from: FormatLegacyLog, to: FormatNameDirectory, unit: "10->11"},
 	{from: FormatNameDirectory, to: FormatDeleteTargets, unit: "11->12"},
+	{from: FormatDeleteTargets, to: FormatDuckLake10, unit: "12->13", additive: true},
 }
 
 func stepFrom(format uint64) (formatStep, bool) {
@@ -69,6 +75,10 @@ func (f *formatRecord) originText() string {
 // at this format keeps complete (and so which lookups may use them).
 func hasNameDirectory(format uint64) bool { return format >= FormatNameDirectory }
 func hasDeleteTargets(format uint64) bool { return format >= FormatDeleteTargets }
+
+// hasDuckLake10 says whether a catalog at this format may hold DuckLake
+// 1.0's entities (macros, partial_max).
+func hasDuckLake10(format uint64) bool { return format >= FormatDuckLake10 }
 
 // currentFormat is the format record of a lake this build creates.
 func currentFormat() formatRecord {

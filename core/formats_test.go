@@ -295,7 +295,7 @@ func TestValidateFormatOrder(t *testing.T) {
 		kind     core.Kind
 		messages []string
 	}{
-		{"future format before marker and origin", core.FormatCurrent + 1, origin, true, core.Migration, []string{"upgrade moraine", "format 13"}},
+		{"future format before marker and origin", core.FormatCurrent + 1, origin, true, core.Migration, []string{"upgrade moraine", "format 14"}},
 		{"marker before origin", core.FormatCurrent, origin, true, core.Migration, []string{"moraine migrate <uri>", "middle of a format migration"}},
 		{"legacy log-resident 10", core.FormatLegacyLog, nil, false, core.Migration, []string{"commit-log library", "format 10"}},
 		{"adopted legacy 10", core.FormatLegacyLog, origin, false, core.Migration, []string{"commit-log library", "commit_log_batch_origin 4"}},
@@ -401,7 +401,7 @@ func TestMigrate9To12PreservesEverything(t *testing.T) {
 	beforeState := formatState(t, store)
 
 	dry, err := core.Migrate(bg, store, core.MigrateOptions{DryRun: true})
-	if err != nil || !dry.DryRun || dry.From != 9 || dry.To != 12 || len(dry.Units) != 2 {
+	if err != nil || !dry.DryRun || dry.From != 9 || dry.To != 13 || len(dry.Units) != 3 {
 		t.Fatalf("dry run: %+v, %v", dry, err)
 	}
 	if st := formatState(t, store); !reflect.DeepEqual(st, beforeState) {
@@ -412,8 +412,8 @@ func TestMigrate9To12PreservesEverything(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Migrate: %v", err)
 	}
-	if rep.From != 9 || rep.To != 12 || rep.Resumed || rep.Origin != nil || len(rep.Units) != 2 ||
-		rep.Units[0].Unit != "9->11" || rep.Units[1].Unit != "11->12" {
+	if rep.From != 9 || rep.To != 13 || rep.Resumed || rep.Origin != nil || len(rep.Units) != 3 ||
+		rep.Units[0].Unit != "9->11" || rep.Units[1].Unit != "11->12" || rep.Units[2].Unit != "12->13" {
 		t.Fatalf("report %+v", rep)
 	}
 	if rep.Units[0].Entries == 0 || rep.Units[0].Batches < 2 || rep.Units[1].Entries == 0 {
@@ -422,19 +422,24 @@ func TestMigrate9To12PreservesEverything(t *testing.T) {
 	after := materializeAll(t, store)
 	sameHistory(t, "after migration", before, after)
 	st := formatState(t, store)
-	if st.Format != 12 || st.Origin != nil || st.Marker {
+	if st.Format != 13 || st.Origin != nil || st.Marker {
 		t.Fatalf("after migration: %+v", st)
 	}
-	// Every batch stamps the head without moving it: start, steps, finish.
+	// Every batch stamps the head without moving it: start, steps, finish
+	// (an additive unit is one batch, its stamp).
 	wantBatches := uint64(0)
 	for _, u := range rep.Units {
+		if u.Builds == "format stamp" {
+			wantBatches++
+			continue
+		}
 		wantBatches += uint64(u.Batches) + 2
 	}
 	if st.Head.SnapshotID != beforeState.Head.SnapshotID || st.Head.BatchSeq != beforeState.Head.BatchSeq+wantBatches {
 		t.Fatalf("head %+v after %d migration batches from %+v", st.Head, wantBatches, beforeState.Head)
 	}
-	wantIndexes(t, "after migration", store, 12)
-	wantOpens(t, store, 12)
+	wantIndexes(t, "after migration", store, 13)
+	wantOpens(t, store, 13)
 
 	// Commits on the migrated catalog keep the indexes.
 	c := openRW(t, store)
@@ -448,10 +453,10 @@ func TestMigrate9To12PreservesEverything(t *testing.T) {
 		return tx.RenameTable(li.ID, "items")
 	})
 	c.Close(bg)
-	wantIndexes(t, "after a commit", store, 12)
+	wantIndexes(t, "after a commit", store, 13)
 
 	again, err := core.Migrate(bg, store, core.MigrateOptions{})
-	if err != nil || len(again.Units) != 0 || again.From != 12 || again.To != 12 {
+	if err != nil || len(again.Units) != 0 || again.From != 13 || again.To != 13 {
 		t.Fatalf("second migration: %+v, %v", again, err)
 	}
 }
@@ -468,10 +473,10 @@ func TestMigrateOneUnitAtATime(t *testing.T) {
 	wantIndexes(t, "at 11", store, 11)
 	wantOpens(t, store, 11)
 	rep, err = core.Migrate(bg, store, core.MigrateOptions{})
-	if err != nil || rep.From != 11 || rep.To != 12 || len(rep.Units) != 1 || rep.Units[0].Unit != "11->12" {
-		t.Fatalf("to 12: %+v, %v", rep, err)
+	if err != nil || rep.From != 11 || rep.To != 13 || len(rep.Units) != 2 || rep.Units[0].Unit != "11->12" || rep.Units[1].Unit != "12->13" {
+		t.Fatalf("to 13: %+v, %v", rep, err)
 	}
-	wantIndexes(t, "at 12", store, 12)
+	wantIndexes(t, "at 13", store, 13)
 	sameHistory(t, "after two migrations", before, materializeAll(t, store))
 
 	// A catalog created at 11 (its commits kept the name directory) needs
@@ -479,14 +484,14 @@ func TestMigrateOneUnitAtATime(t *testing.T) {
 	store = legacyLake(t, core.FormatNameDirectory, nil)
 	wantIndexes(t, "legacy 11", store, 11)
 	rep, err = core.Migrate(bg, store, core.MigrateOptions{})
-	if err != nil || rep.From != 11 || len(rep.Units) != 1 {
-		t.Fatalf("11 to 12: %+v, %v", rep, err)
+	if err != nil || rep.From != 11 || len(rep.Units) != 2 {
+		t.Fatalf("11 to 13: %+v, %v", rep, err)
 	}
-	wantIndexes(t, "legacy 11 migrated", store, 12)
+	wantIndexes(t, "legacy 11 migrated", store, 13)
 }
 
 // TestMigrate10To12ThroughTheHook: a legacy log-resident catalog becomes
-// 12 with its origin (set by the 10->11 unit when it has none, kept when it
+// 13 (through 12) with its origin (set by the 10->11 unit when it has none, kept when it
 // has one); Migrate itself refuses it (no provider here).
 func TestMigrate10To12ThroughTheHook(t *testing.T) {
 	for _, tc := range []struct {
@@ -506,24 +511,24 @@ func TestMigrate10To12ThroughTheHook(t *testing.T) {
 			if tc.origin != nil {
 				wantOrigin = *tc.origin
 			}
-			if rep.From != 10 || rep.To != 12 || len(rep.Units) != 2 || rep.Units[0].Unit != "10->11" || rep.Origin == nil || *rep.Origin != wantOrigin {
+			if rep.From != 10 || rep.To != 13 || len(rep.Units) != 3 || rep.Units[0].Unit != "10->11" || rep.Origin == nil || *rep.Origin != wantOrigin {
 				t.Fatalf("report %+v (origin %v, want %d)", rep, rep.Origin, wantOrigin)
 			}
 			st := formatState(t, store)
-			if st.Format != 12 || st.Origin == nil || *st.Origin != wantOrigin || st.Marker {
+			if st.Format != 13 || st.Origin == nil || *st.Origin != wantOrigin || st.Marker {
 				t.Fatalf("after migration: %+v", st)
 			}
 			sameHistory(t, "after migration", before, materializeAll(t, store))
-			wantIndexes(t, "after migration", store, 12)
-			wantRefused(t, store, core.Migration, "commit-log library", "format 12")
+			wantIndexes(t, "after migration", store, 13)
+			wantRefused(t, store, core.Migration, "commit-log library", "format 13")
 
 			// Demotion clears the origin and keeps the directories.
 			f, o, err := core.DemoteForTest(bg, store, "")
-			if err != nil || f != 12 || o != nil {
+			if err != nil || f != 13 || o != nil {
 				t.Fatalf("demote: %d %v %v", f, o, err)
 			}
-			wantIndexes(t, "after demotion", store, 12)
-			wantOpens(t, store, 12)
+			wantIndexes(t, "after demotion", store, 13)
+			wantOpens(t, store, 13)
 		})
 	}
 }
@@ -540,7 +545,7 @@ func TestAdoptionAndDemotion(t *testing.T) {
 	}{
 		{"legacy 9", func(t *testing.T) objstore.Store { return legacyLake(t, 9, nil) }, 9, 10, 9},
 		{"11", func(t *testing.T) objstore.Store { return legacyLake(t, 11, nil) }, 11, 11, 11},
-		{"12", func(t *testing.T) objstore.Store {
+		{"13 (current)", func(t *testing.T) objstore.Store {
 			s := objstore.NewMemory(0)
 			c := openRW(t, s)
 			if err := populateFixture(c); err != nil {
@@ -548,7 +553,7 @@ func TestAdoptionAndDemotion(t *testing.T) {
 			}
 			c.Close(bg)
 			return s
-		}, 12, 12, 12},
+		}, 13, 13, 13},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store := tc.store(t)
@@ -585,7 +590,7 @@ func TestAdoptionAndDemotion(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep, err := core.MigrateLogResidentForTest(bg, store, core.MigrateOptions{})
-	if err != nil || rep.To != 12 || rep.Origin == nil || *rep.Origin != *o {
+	if err != nil || rep.To != 13 || rep.Origin == nil || *rep.Origin != *o {
 		t.Fatalf("migrating an adopted 9: %+v %v (origin want %d)", rep, err, *o)
 	}
 	// A legacy 10 without an origin demotes to 9.
@@ -596,7 +601,7 @@ func TestAdoptionAndDemotion(t *testing.T) {
 	wantOpens(t, store, 9)
 }
 
-// TestRaiseFormat: with the real ladder every step above 9 rewrites, so
+// TestRaiseFormat: with the real ladder the steps from 9 rewrite, so at 9
 // RaiseFormat has nothing to stamp; with an additive step it writes only
 // sys/format, stamps no head, and commits maintain the new shapes at once.
 func TestRaiseFormat(t *testing.T) {
@@ -711,7 +716,7 @@ func TestMigrationCrashSweep(t *testing.T) {
 			}
 			wantRefused(t, inner, core.Migration, "moraine migrate")
 		} else {
-			if st.Format != 9 && st.Format != 11 && st.Format != 12 {
+			if st.Format != 9 && st.Format != 11 && st.Format != 12 && st.Format != 13 {
 				t.Fatalf("k=%d: format %d without a marker", k, st.Format)
 			}
 			wantOpens(t, inner, st.Format)

@@ -191,6 +191,16 @@ func load(ctx context.Context, kv kvReader, at *SnapshotID) (*CatalogView, error
 				return err
 			}
 			s.sorts[x.TableID] = x
+		case keys.KindMacro:
+			x, err := decodeMacro(value)
+			if err != nil || !visible(x.Versioned) {
+				return err
+			}
+			s.macros[x.ID] = x
+			if s.macroByName[x.SchemaID] == nil {
+				s.macroByName[x.SchemaID] = map[string]MacroID{}
+			}
+			s.macroByName[x.SchemaID][x.Name] = x.ID
 		case keys.KindTableStats:
 			x, err := decodeTableStats(value)
 			if err != nil {

@@ -1,7 +1,7 @@
 package core
 
 // migrate.go: explicit, operator-run, resumable format migration (RFC 0015
-// as this project applies it to formats 9-12).
+// as this project applies it to formats 9-13).
 //
 // A migration is a sequence of units, each one rung of the ladder
 // (format.go). A rewriting unit runs as
@@ -29,6 +29,7 @@ package core
 //	10->11  the same for a legacy log-resident catalog, which also gains
 //	        commit_log_batch_origin (kept if it already has one).
 //	11->12  build the delete-file target lookup from the live delete files.
+//	12->13  additive: the format stamp alone (DuckLake 1.0's entities).
 //
 // Migration preserves the commit-log origin. It opens the store with the
 // engine's writer, which fences any read-write open of the catalog (its

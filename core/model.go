@@ -21,6 +21,7 @@ type (
 	PartitionID  uint64
 	MappingID    uint64
 	SortID       uint64
+	MacroID      uint64
 )
 
 // Versioned is embedded by every entity that has DuckLake begin/end
@@ -131,7 +132,8 @@ type DataFile struct {
 	RowIDStart      *uint64 // nil: NULL
 	PartitionID     *PartitionID
 	EncryptionKey   *string
-	PartialFileInfo *string
+	PartialFileInfo *string // DuckLake 0.3's partial_file_info
+	PartialMax      *uint64 // DuckLake 1.0's partial_max (format 13+)
 	MappingID       *MappingID
 	PartitionValues []PartitionValue
 }
@@ -149,6 +151,7 @@ type DeleteFile struct {
 	FileSizeBytes  uint64
 	FooterSize     *uint64 // nil: NULL
 	EncryptionKey  *string
+	PartialMax     *uint64 // DuckLake 1.0's partial_max (format 13+)
 }
 
 // TableStats is ducklake_table_stats (unversioned: overwritten in place).
@@ -263,6 +266,36 @@ type Sort struct {
 	ID      SortID
 	Versioned
 	Expressions []SortExpression
+}
+
+// MacroParameter is one ducklake_macro_parameters row of an
+// implementation; ColumnID is its position.
+type MacroParameter struct {
+	ColumnID         uint64
+	Name             string
+	Type             string  // "unknown" when untyped
+	DefaultValue     *string // SQL text; DuckLake writes 'NULL' for none
+	DefaultValueType *string
+}
+
+// MacroImpl is one ducklake_macro_impl row (an overload) with its
+// parameters.
+type MacroImpl struct {
+	ID         uint64
+	Dialect    string // "duckdb"
+	SQL        string
+	Type       string // "scalar" or "table"
+	Parameters []MacroParameter
+}
+
+// Macro is ducklake_macro with its implementations (format 13+). Macros
+// are named within their schema, apart from tables and views.
+type Macro struct {
+	ID MacroID
+	Versioned
+	SchemaID SchemaID
+	Name     string
+	Impls    []MacroImpl
 }
 
 // NameMapping is ducklake_name_mapping.

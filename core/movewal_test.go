@@ -233,14 +233,14 @@ func TestMoveWalStoreRefusals(t *testing.T) {
 		main := legacyLakeOf(t, "small", core.FormatLegacyLog, nil)
 		logResident(t, main, wal, "format 10, a legacy log-resident catalog")
 	})
-	t.Run("format 12 with an origin", func(t *testing.T) {
+	t.Run("the current format with an origin", func(t *testing.T) {
 		main, wal := moveWalStores(t)
 		openRW(t, main).Close(bg)
 		origin := uint64(3)
 		if err := core.SetFormatForTest(bg, main, "", core.FormatCurrent, &origin); err != nil {
 			t.Fatal(err)
 		}
-		logResident(t, main, wal, "format 12 with commit_log_batch_origin 3")
+		logResident(t, main, wal, "format 13 with commit_log_batch_origin 3")
 	})
 	t.Run("adopted by the in-tree commit log", func(t *testing.T) {
 		main, wal := moveWalStores(t)
@@ -251,7 +251,7 @@ func TestMoveWalStoreRefusals(t *testing.T) {
 		if err := c.Close(bg); err != nil {
 			t.Fatal(err)
 		}
-		logResident(t, main, wal, "format 12 with commit_log_batch_origin 0")
+		logResident(t, main, wal, "format 13 with commit_log_batch_origin 0")
 	})
 
 	t.Run("committer", func(t *testing.T) {

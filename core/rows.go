@@ -357,6 +357,42 @@ func (t *Transaction) DeleteView(id ViewID, begin SnapshotID, end *SnapshotID) e
 		keys.KindView, liveView, uint64(id))
 }
 
+var liveMacro = liveInSchema(keys.NameMacro,
+	func(s *CatalogView) map[MacroID]*Macro { return s.macros },
+	func(s *CatalogView) map[SchemaID]map[string]MacroID { return s.macroByName },
+	func(e *Macro) (MacroID, SchemaID, string) { return e.ID, e.SchemaID, e.Name })
+
+// PutMacro stages a ducklake_macro row with its implementations and their
+// parameters (ducklake_macro_impl, ducklake_macro_parameters): the macro
+// as a whole, as the key holds it (format 13+).
+func (t *Transaction) PutMacro(m Macro) error {
+	if err := t.checkRows("PutMacro"); err != nil {
+		return err
+	}
+	if err := t.needsDuckLake10("a macro"); err != nil {
+		return err
+	}
+	if err := checkName("macro", m.Name); err != nil {
+		return err
+	}
+	if m.End == nil {
+		if id, ok := t.next.macroByName[m.SchemaID][m.Name]; ok && id != m.ID {
+			return errorf(AlreadyExists, "macro %q already exists in schema %d (macro %d)", m.Name, m.SchemaID, id)
+		}
+	}
+	m = m.clone()
+	return putVersion(t, &m, func() string { return fmt.Sprintf("macro %d", m.ID) }, keys.KindMacro, encodeMacro, liveMacro, uint64(m.ID))
+}
+
+// DeleteMacro removes a ducklake_macro row (with its implementations).
+func (t *Transaction) DeleteMacro(id MacroID, begin SnapshotID, end *SnapshotID) error {
+	if err := t.checkRows("DeleteMacro"); err != nil {
+		return err
+	}
+	return deleteVersion[Macro](t, &Macro{ID: id}, begin, end, func() string { return fmt.Sprintf("macro %d", id) },
+		keys.KindMacro, liveMacro, uint64(id))
+}
+
 // liveInTable is the live[E] of an entity kept per table (columns, data
 // and delete files): byTable picks its map in a snapshot, key reads its
 // table and id.

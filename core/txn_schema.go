@@ -1,6 +1,8 @@
 package core
 
 import (
+	"slices"
+
 	"github.com/google/uuid"
 	"github.com/moraine-go/moraine/core/keys"
 )
@@ -55,8 +57,14 @@ func (t *Transaction) DropSchema(id SchemaID, cascade bool) error {
 	}
 	tables := t.next.Tables(id)
 	views := t.next.Views(id)
-	if !cascade && (len(tables) > 0 || len(views) > 0) {
-		return errorf(Constraint, "schema %q is not empty (%d tables, %d views); drop them first or drop with cascade", s.Name, len(tables), len(views))
+	macros := t.next.Macros(id)
+	if !cascade && (len(tables) > 0 || len(views) > 0 || len(macros) > 0) {
+		return errorf(Constraint, "schema %q is not empty (%d tables, %d views, %d macros); drop them first or drop with cascade", s.Name, len(tables), len(views), len(macros))
+	}
+	for _, m := range macros {
+		if err := t.DropMacro(m.ID); err != nil {
+			return err
+		}
 	}
 	for _, tb := range tables {
 		if err := t.DropTable(tb.ID); err != nil {
@@ -465,6 +473,104 @@ func (t *Transaction) DropView(id ViewID) error {
 	retire(t, v, keys.KindView, encodeView, uint64(id))
 	t.touchName(keys.NameView, uint64(v.SchemaID), v.Name)
 	t.note(change{Kind: chDroppedView, ID: uint64(id)})
+	t.shape(0)
+	return nil
+}
+
+// ---- macros (format 13+) ----
+
+// needsDuckLake10 refuses writing a DuckLake 1.0 entity into a catalog
+// whose format predates them (older builds would not see it).
+func (t *Transaction) needsDuckLake10(what string) error {
+	if hasDuckLake10(t.format) {
+		return nil
+	}
+	return errorf(Migration, "%s needs catalog format %d (DuckLake 1.0's entities); this catalog is at format %d: raise it with `moraine migrate <uri>` (or core.Catalog.RaiseFormat) first", what, FormatDuckLake10, t.format)
+}
+
+// macroKind is DuckLake's change word for a macro: "scalar" or "table",
+// from its implementations (a macro's overloads are all of one kind).
+func macroKind(impls []MacroImpl) (string, error) {
+	if len(impls) == 0 {
+		return "", errorf(InvalidArgument, "a macro needs at least one implementation")
+	}
+	kind := impls[0].Type
+	for _, im := range impls {
+		if im.Type != kind {
+			return "", errorf(InvalidArgument, "a macro's implementations are all scalar or all table (got %q and %q)", kind, im.Type)
+		}
+	}
+	if kind != "scalar" && kind != "table" {
+		return "", errorf(InvalidArgument, "macro implementation type %q: accepted values are scalar and table", kind)
+	}
+	return kind, nil
+}
+
+// CreateMacro creates a macro (with its overloads) in a schema. Macro
+// names are their own namespace, apart from tables and views.
+func (t *Transaction) CreateMacro(schema SchemaID, name string, impls []MacroImpl) (MacroID, error) {
+	if err := t.needsDuckLake10("a macro"); err != nil {
+		return 0, err
+	}
+	s, err := t.schemaOf(schema)
+	if err != nil {
+		return 0, err
+	}
+	if err := checkName("macro", name); err != nil {
+		return 0, err
+	}
+	kind, err := macroKind(impls)
+	if err != nil {
+		return 0, err
+	}
+	if _, ok := t.next.macroByName[schema][name]; ok {
+		return 0, errorf(AlreadyExists, "a macro named %q already exists in schema %q", name, s.Name)
+	}
+	m := &Macro{ID: MacroID(t.allocCatalogID()), Versioned: Versioned{Begin: t.id}, SchemaID: schema, Name: name}
+	for i, im := range impls {
+		im.ID = uint64(i)
+		if im.Dialect == "" {
+			im.Dialect = "duckdb"
+		}
+		im.Parameters = slices.Clone(im.Parameters)
+		for j := range im.Parameters {
+			im.Parameters[j].ColumnID = uint64(j)
+		}
+		m.Impls = append(m.Impls, im)
+	}
+	t.next.macros[m.ID] = m
+	innerCopy(t, t.next.macroByName, schema)[name] = m.ID
+	t.put(keys.CurrentMacro(uint64(m.ID)), encodeMacro(m))
+	t.touchName(keys.NameMacro, uint64(schema), name)
+	ch := chCreatedScalarMacro
+	if kind == "table" {
+		ch = chCreatedTableMacro
+	}
+	t.note(change{Kind: ch, Name: []string{s.Name, name}})
+	t.shape(0)
+	return m.ID, nil
+}
+
+// DropMacro drops a macro.
+func (t *Transaction) DropMacro(id MacroID) error {
+	m, ok := t.next.macros[id]
+	if !ok {
+		return errorf(NotFound, "macro %d does not exist", id)
+	}
+	kind, err := macroKind(m.Impls)
+	if err != nil {
+		return err
+	}
+	delete(t.next.macros, id)
+	names := innerCopy(t, t.next.macroByName, m.SchemaID)
+	delete(names, m.Name)
+	retire(t, m, keys.KindMacro, encodeMacro, uint64(id))
+	t.touchName(keys.NameMacro, uint64(m.SchemaID), m.Name)
+	ch := chDroppedScalarMacro
+	if kind == "table" {
+		ch = chDroppedTableMacro
+	}
+	t.note(change{Kind: ch, ID: uint64(id)})
 	t.shape(0)
 	return nil
 }

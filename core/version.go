@@ -13,6 +13,7 @@ func (x *DataFile) version() *Versioned   { return &x.Versioned }
 func (x *DeleteFile) version() *Versioned { return &x.Versioned }
 func (x *Partition) version() *Versioned  { return &x.Versioned }
 func (x *Sort) version() *Versioned       { return &x.Versioned }
+func (x *Macro) version() *Versioned      { return &x.Versioned }
 
 // recordEnd writes the history record of e's current version, ended at
 // this transaction's snapshot — unless that version began in this very

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"sort"
@@ -32,6 +33,8 @@ type CatalogView struct {
 	tableByName  map[SchemaID]map[string]TableID
 	views        map[ViewID]*View
 	viewByName   map[SchemaID]map[string]ViewID
+	macros       map[MacroID]*Macro
+	macroByName  map[SchemaID]map[string]MacroID
 	columns      map[TableID]map[ColumnID]*Column
 	dataFiles    map[TableID]map[DataFileID]*DataFile
 	deleteFiles  map[TableID]map[DeleteFileID]*DeleteFile
@@ -55,6 +58,7 @@ func newCatalogView() *CatalogView {
 		schemas: map[SchemaID]*Schema{}, schemaByName: map[string]SchemaID{},
 		tables: map[TableID]*Table{}, tableByName: map[SchemaID]map[string]TableID{},
 		views: map[ViewID]*View{}, viewByName: map[SchemaID]map[string]ViewID{},
+		macros: map[MacroID]*Macro{}, macroByName: map[SchemaID]map[string]MacroID{},
 		columns: map[TableID]map[ColumnID]*Column{}, dataFiles: map[TableID]map[DataFileID]*DataFile{},
 		deleteFiles: map[TableID]map[DeleteFileID]*DeleteFile{}, tableStats: map[TableID]*TableStats{},
 		colStats: map[TableID]map[ColumnID]*TableColumnStats{}, fileStats: map[DataFileID]map[ColumnID]*FileColumnStats{},
@@ -83,6 +87,8 @@ func (s *CatalogView) clone() *CatalogView {
 	c.tableByName = maps.Clone(s.tableByName)
 	c.views = maps.Clone(s.views)
 	c.viewByName = maps.Clone(s.viewByName)
+	c.macros = maps.Clone(s.macros)
+	c.macroByName = maps.Clone(s.macroByName)
 	c.columns = maps.Clone(s.columns)
 	c.dataFiles = maps.Clone(s.dataFiles)
 	c.deleteFiles = maps.Clone(s.deleteFiles)
@@ -227,6 +233,49 @@ func (s *CatalogView) ViewByName(schema, view string) (View, bool) {
 	}
 	v := s.views[id]
 	return *v, true
+}
+
+// Macros lists a schema's live macros.
+func (s *CatalogView) Macros(schema SchemaID) []Macro {
+	var out []Macro
+	for _, id := range s.macroByName[schema] {
+		out = append(out, s.macros[id].clone())
+	}
+	slices.SortFunc(out, func(a, b Macro) int { return cmp.Compare(a.ID, b.ID) })
+	return out
+}
+
+// AllMacros lists every live macro.
+func (s *CatalogView) AllMacros() []Macro {
+	out := make([]Macro, 0, len(s.macros))
+	for _, m := range s.macros {
+		out = append(out, m.clone())
+	}
+	slices.SortFunc(out, func(a, b Macro) int { return cmp.Compare(a.ID, b.ID) })
+	return out
+}
+
+// MacroByName looks a macro up by schema and macro name.
+func (s *CatalogView) MacroByName(schema, macro string) (Macro, bool) {
+	sid, ok := s.schemaByName[schema]
+	if !ok {
+		return Macro{}, false
+	}
+	id, ok := s.macroByName[sid][macro]
+	if !ok {
+		return Macro{}, false
+	}
+	return s.macros[id].clone(), true
+}
+
+// clone copies m deeply (a view's entities are never shared for writing).
+func (m *Macro) clone() Macro {
+	c := *m
+	c.Impls = slices.Clone(m.Impls)
+	for i := range c.Impls {
+		c.Impls[i].Parameters = slices.Clone(c.Impls[i].Parameters)
+	}
+	return c
 }
 
 // Columns lists a table's live columns in column order (top-level and

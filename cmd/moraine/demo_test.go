@@ -182,7 +182,7 @@ func TestDemoCreatesALakeAndEveryRerunAddsARun(t *testing.T) {
 		fmt.Sprintf("==> the follower serves snapshot %d", head1),
 		fmt.Sprintf("time travel: at snapshot 1 run_1.events had 0 data files and run_1.users 2 columns; now run_1.event_log has %d data files and run_1.users 3 columns, %d inlined rows", w1*2, w1*2+1),
 		fmt.Sprintf("head      snapshot %d,", head1),
-		"format    12, commit-log origin: none",
+		"format    13, commit-log origin: none",
 		"run_1.event_log", "run_1.users",
 		"and run the demo again to add run_2 next to run_1.")
 	// Every writer commit got its own snapshot: 2..1+w1*c1, each once.
@@ -255,7 +255,7 @@ func TestInspectPrintsTheLakeAndWritesNothing(t *testing.T) {
 	}
 	wantContains(t, "inspect", out,
 		"lake      "+dir+"\n",
-		"format    12, commit-log origin: none (single-writer catalog)",
+		"format    13, commit-log origin: none (single-writer catalog)",
 		fmt.Sprintf("head      snapshot %d, batch ", head),
 		"data path "+filepath.Join(dir, "data")+"/",
 		"TABLE ", "run_1.event_log", "run_1.users", "run_2.event_log", "run_2.users",

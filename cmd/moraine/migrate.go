@@ -23,7 +23,8 @@ func runMigrate(ctx context.Context, args []string, out io.Writer) error {
 Brings a lake's catalog to a newer structural format (or finishes a
 migration that was interrupted: run it again after any failure). Formats:
 9 legacy base, 10 legacy log-resident, 11 adds the name directory and the
-commit-log origin field, 12 adds the delete-file target lookup.
+commit-log origin field, 12 adds the delete-file target lookup, 13 adds
+DuckLake 1.0's entities (macros, partial_max; a stamp, nothing rewritten).
 
 Migration takes the catalog's writer role: a running read-write open of
 the lake is fenced (its next commit fails) and must reopen afterwards.

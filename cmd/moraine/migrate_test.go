@@ -48,13 +48,13 @@ func TestMigrateCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("dry run: %d %s", code, errs)
 	}
-	wantContains(t, "dry run", out, "format    9 -> 12 (dry run: would migrate; nothing was written)", "9->11 (name directory)", "11->12 (delete-file target lookup)")
+	wantContains(t, "dry run", out, "format    9 -> 13 (dry run: would migrate; nothing was written)", "9->11 (name directory)", "11->12 (delete-file target lookup)", "12->13 (format stamp)")
 
 	code, out, errs = runCmd(t, "migrate", dir)
 	if code != 0 {
 		t.Fatalf("migrate: %d %s", code, errs)
 	}
-	wantContains(t, "migrate", out, "format    9 -> 12, migrated\n", "9->11 (name directory: 4 entries", "11->12 (delete-file target lookup: 1 entries", "origin    none")
+	wantContains(t, "migrate", out, "format    9 -> 13, migrated\n", "9->11 (name directory: 4 entries", "11->12 (delete-file target lookup: 1 entries", "origin    none")
 	if strings.Contains(out, "resumed") {
 		t.Fatalf("an uninterrupted migration reports a resume:\n%s", out)
 	}
@@ -63,13 +63,13 @@ func TestMigrateCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatal("inspect after migration failed")
 	}
-	wantContains(t, "inspect after", out, "format    12, commit-log origin: none", "sales.orders")
+	wantContains(t, "inspect after", out, "format    13, commit-log origin: none", "sales.orders")
 
 	code, out, errs = runCmd(t, "migrate", dir)
 	if code != 0 {
 		t.Fatalf("second migrate: %d %s", code, errs)
 	}
-	wantContains(t, "second migrate", out, "format    12: nothing to do")
+	wantContains(t, "second migrate", out, "format    13: nothing to do")
 }
 
 func TestMigrateCommandRefusesLogResidentLakes(t *testing.T) {

@@ -39,7 +39,7 @@ func TestMoveWalCommand(t *testing.T) {
 	}
 	walID := local(walDir).String()
 	wantContains(t, "move-wal", out, "lake      "+lake, "wal       the lake's own store -> "+walID,
-		"catalog   format 12, head snapshot 1", "open      with WAL store "+walID+" from now on")
+		"catalog   format 13, head snapshot 1", "open      with WAL store "+walID+" from now on")
 
 	// Without the WAL store the lake is refused, naming where its WAL is.
 	code, _, errs = runCmd(t, "inspect", lake)
@@ -62,7 +62,7 @@ func TestMoveWalCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("migrate -wal-store: %d %s", code, errs)
 	}
-	wantContains(t, "migrate -wal-store", out, "format    12")
+	wantContains(t, "migrate -wal-store", out, "format    13")
 	// With it, the lake opens and commits.
 	c, err = core.Open(ctx, local(lake), core.CatalogOptions{WalStore: local(walDir)})
 	if err != nil {

@@ -75,7 +75,7 @@ static void test_attach(void) {
 	rc = moraine_catalog_info(writer, &info, &err);
 	expect_ok("catalog_info(writer)", rc, &err);
 	CHECK(info.role == MORAINE_ROLE_WRITER && !info.read_only, "writer role %d read_only %d", info.role, info.read_only);
-	CHECK(info.format == 12, "format %llu", (unsigned long long)info.format);
+	CHECK(info.format == 13, "format %llu", (unsigned long long)info.format);
 	CHECK(info.head_snapshot == 0, "head %llu", (unsigned long long)info.head_snapshot);
 
 	/* The older entry point, read-only. */

@@ -102,7 +102,7 @@ func TestInstallLoadAndUse(t *testing.T) {
 	// DuckDB 2.0 binds table functions twice: the attach must still happen
 	// once (a second run would find the name taken).
 	queryRow(t, c, "SELECT role, format, head_snapshot FROM moraine_attach('w', "+quote(lake)+")", &role, &format, &head)
-	if role != "writer" || format != 12 || head != 0 {
+	if role != "writer" || format != 13 || head != 0 {
 		t.Fatalf("attach: %s %d %d", role, format, head)
 	}
 	queryRow(t, c, "SELECT role FROM moraine_attach('r', "+quote(lake)+", read_only := true, reader_poll_interval_ms := 20)", &role)

@@ -1295,8 +1295,10 @@ type DataFileValue struct {
 	FileOrderNull  bool `protobuf:"varint,18,opt,name=file_order_null,json=fileOrderNull,proto3" json:"file_order_null,omitempty"`
 	FooterSizeNull bool `protobuf:"varint,19,opt,name=footer_size_null,json=footerSizeNull,proto3" json:"footer_size_null,omitempty"`
 	RowIdStartNull bool `protobuf:"varint,20,opt,name=row_id_start_null,json=rowIdStartNull,proto3" json:"row_id_start_null,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// DuckLake 1.0's partial_max (format 13+; absent: NULL).
+	PartialMax    *uint64 `protobuf:"varint,21,opt,name=partial_max,json=partialMax,proto3,oneof" json:"partial_max,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DataFileValue) Reset() {
@@ -1469,6 +1471,13 @@ func (x *DataFileValue) GetRowIdStartNull() bool {
 	return false
 }
 
+func (x *DataFileValue) GetPartialMax() uint64 {
+	if x != nil && x.PartialMax != nil {
+		return *x.PartialMax
+	}
+	return 0
+}
+
 // ducklake_delete_file.
 type DeleteFileValue struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
@@ -1485,8 +1494,10 @@ type DeleteFileValue struct {
 	FooterSize     uint64                 `protobuf:"varint,11,opt,name=footer_size,json=footerSize,proto3" json:"footer_size,omitempty"`
 	EncryptionKey  *string                `protobuf:"bytes,12,opt,name=encryption_key,json=encryptionKey,proto3,oneof" json:"encryption_key,omitempty"`
 	FooterSizeNull bool                   `protobuf:"varint,13,opt,name=footer_size_null,json=footerSizeNull,proto3" json:"footer_size_null,omitempty"` // footer_size is NULL
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// DuckLake 1.0's partial_max (format 13+; absent: NULL).
+	PartialMax    *uint64 `protobuf:"varint,14,opt,name=partial_max,json=partialMax,proto3,oneof" json:"partial_max,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DeleteFileValue) Reset() {
@@ -1608,6 +1619,13 @@ func (x *DeleteFileValue) GetFooterSizeNull() bool {
 		return x.FooterSizeNull
 	}
 	return false
+}
+
+func (x *DeleteFileValue) GetPartialMax() uint64 {
+	if x != nil && x.PartialMax != nil {
+		return *x.PartialMax
+	}
+	return 0
 }
 
 // ducklake_table_stats (unversioned).
@@ -3466,7 +3484,7 @@ const file_moraine_store_v1_store_proto_rawDesc = "" +
 	"\x16_default_value_dialect\"G\n" +
 	"\x12FilePartitionValue\x12\x1b\n" +
 	"\tkey_index\x18\x01 \x01(\x04R\bkeyIndex\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value\"\xf8\x06\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\"\xae\a\n" +
 	"\rDataFileValue\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\x04R\atableId\x12 \n" +
 	"\fdata_file_id\x18\x02 \x01(\x04R\n" +
@@ -3494,12 +3512,15 @@ const file_moraine_store_v1_store_proto_rawDesc = "" +
 	"\x10partition_values\x18\x11 \x03(\v2$.moraine.store.v1.FilePartitionValueR\x0fpartitionValues\x12&\n" +
 	"\x0ffile_order_null\x18\x12 \x01(\bR\rfileOrderNull\x12(\n" +
 	"\x10footer_size_null\x18\x13 \x01(\bR\x0efooterSizeNull\x12)\n" +
-	"\x11row_id_start_null\x18\x14 \x01(\bR\x0erowIdStartNullB\x0f\n" +
+	"\x11row_id_start_null\x18\x14 \x01(\bR\x0erowIdStartNull\x12$\n" +
+	"\vpartial_max\x18\x15 \x01(\x04H\x05R\n" +
+	"partialMax\x88\x01\x01B\x0f\n" +
 	"\r_end_snapshotB\x0f\n" +
 	"\r_partition_idB\x11\n" +
 	"\x0f_encryption_keyB\x14\n" +
 	"\x12_partial_file_infoB\r\n" +
-	"\v_mapping_id\"\x88\x04\n" +
+	"\v_mapping_idB\x0e\n" +
+	"\f_partial_max\"\xbe\x04\n" +
 	"\x0fDeleteFileValue\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\x04R\atableId\x12$\n" +
 	"\x0edelete_file_id\x18\x02 \x01(\x04R\fdeleteFileId\x12%\n" +
@@ -3517,9 +3538,12 @@ const file_moraine_store_v1_store_proto_rawDesc = "" +
 	"\vfooter_size\x18\v \x01(\x04R\n" +
 	"footerSize\x12*\n" +
 	"\x0eencryption_key\x18\f \x01(\tH\x01R\rencryptionKey\x88\x01\x01\x12(\n" +
-	"\x10footer_size_null\x18\r \x01(\bR\x0efooterSizeNullB\x0f\n" +
+	"\x10footer_size_null\x18\r \x01(\bR\x0efooterSizeNull\x12$\n" +
+	"\vpartial_max\x18\x0e \x01(\x04H\x02R\n" +
+	"partialMax\x88\x01\x01B\x0f\n" +
 	"\r_end_snapshotB\x11\n" +
-	"\x0f_encryption_key\"\x97\x01\n" +
+	"\x0f_encryption_keyB\x0e\n" +
+	"\f_partial_max\"\x97\x01\n" +
 	"\x0fTableStatsValue\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\x04R\atableId\x12!\n" +
 	"\frecord_count\x18\x02 \x01(\x04R\vrecordCount\x12\x1e\n" +

@@ -536,6 +536,42 @@ func (t *Transaction) DeletePartition(table TableID, id PartitionID, begin Snaps
 		keys.KindPartition, livePartition, uint64(table), uint64(id))
 }
 
+var liveSort = live[Sort]{
+	get: func(t *Transaction, e *Sort) (*Sort, bool) {
+		x, ok := t.next.sorts[e.TableID]
+		if ok && x.ID != e.ID {
+			return nil, false
+		}
+		return x, ok
+	},
+	set: func(t *Transaction, e *Sort) {
+		c := *e
+		c.Expressions = slices.Clone(e.Expressions)
+		t.next.sorts[e.TableID] = &c
+	},
+	drop: func(t *Transaction, e *Sort) { delete(t.next.sorts, e.TableID) },
+}
+
+// PutSort stages a ducklake_sort_info row with its ducklake_sort_expression
+// rows (DuckLake 1.0).
+func (t *Transaction) PutSort(st Sort) error {
+	if err := t.checkRows("PutSort"); err != nil {
+		return err
+	}
+	st.Expressions = slices.Clone(st.Expressions)
+	return putVersion(t, &st, func() string { return fmt.Sprintf("sort %d of table %d", st.ID, st.TableID) },
+		keys.KindSort, encodeSort, liveSort, uint64(st.TableID), uint64(st.ID))
+}
+
+// DeleteSort removes a ducklake_sort_info row (and its expressions).
+func (t *Transaction) DeleteSort(table TableID, id SortID, begin SnapshotID, end *SnapshotID) error {
+	if err := t.checkRows("DeleteSort"); err != nil {
+		return err
+	}
+	return deleteVersion[Sort](t, &Sort{TableID: table, ID: id}, begin, end, func() string { return fmt.Sprintf("sort %d of table %d", id, table) },
+		keys.KindSort, liveSort, uint64(table), uint64(id))
+}
+
 // ---- unversioned rows ----
 
 // PutTableStats stages a ducklake_table_stats row.

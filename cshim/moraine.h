@@ -426,6 +426,16 @@ typedef struct moraine_runtime {
 /* Fills *out (not NULL). */
 int32_t moraine_runtime_info(moraine_runtime *out, moraine_error *err);
 
+/* Sets the DuckLake catalog specification ("0.3" or "1.0"; version is
+ * borrowed, not NULL) that the storage interface serves, for the whole
+ * process, a store holding no lake yet and a lake that records no version
+ * (one the Go API wrote) as: the one the host DuckDB's DuckLake writes. A
+ * lake that records its version is served as that version whatever this
+ * says. The storage extension calls it once when it loads (one process runs
+ * one DuckDB); before any call it is "0.3". Another version is refused
+ * (MORAINE_INVALID_ARGUMENT, naming the accepted ones). */
+int32_t moraine_set_ducklake_version(const char *version, moraine_error *err);
+
 /* ---- The SQL function interface ----------------------------------------
  * The table functions the DuckDB extension registers (moraine_attach,
  * moraine_lakes, moraine_ducklake_*, moraine_insert, ...), described and run

@@ -617,9 +617,10 @@ func (c *Changes) CreateTable(def *Table, ifNotExists bool) (bool, error) {
 		return false, &core.Error{Kind: core.AlreadyExists, Msg: fmt.Sprintf("Table with name %q already exists!", existing.Name)}
 	}
 	var t *Table
-	if m := metadataTable(def.Name); m != nil {
+	if m := c.view.spec.Table(def.Name); m != nil {
 		if c.view.HasLake() {
-			// Unreachable while every lake lists all 22, kept for safety.
+			// Unreachable while every lake lists all its spec's tables,
+			// kept for safety.
 			return false, &core.Error{Kind: core.Unsupported, Msg: fmt.Sprintf("CREATE TABLE %s: the lake exists; its metadata tables cannot be created again", m.Name)}
 		}
 		if err := sameDefinition(def, m); err != nil {
@@ -635,7 +636,7 @@ func (c *Changes) CreateTable(def *Table, ifNotExists bool) (bool, error) {
 			return false, err
 		}
 	} else {
-		return false, &core.Error{Kind: core.Unsupported, Msg: fmt.Sprintf("CREATE TABLE %s: moraine serves DuckLake's metadata tables only (DuckLake 0.3's 22 ducklake_* tables, created when a lake is, and ducklake_inlined_data_<table id>_<schema version>)", def.Name)}
+		return false, &core.Error{Kind: core.Unsupported, Msg: fmt.Sprintf("CREATE TABLE %s: moraine serves DuckLake's metadata tables only (DuckLake %s's %d ducklake_* tables, created when a lake is, and ducklake_inlined_data_<table id>_<schema version>)", def.Name, c.view.spec.Version, len(c.view.spec.tables))}
 	}
 	c.created = append(c.created, t)
 	c.byName[strings.ToLower(t.Name)] = t
@@ -645,43 +646,29 @@ func (c *Changes) CreateTable(def *Table, ifNotExists bool) (bool, error) {
 	return true, nil
 }
 
-// metadataTable is the metadata table of that name (any case), or nil.
-func metadataTable(name string) *Table {
-	if m := metadataByName[strings.ToLower(name)]; m != nil && strings.EqualFold(m.Name, name) {
-		return m
-	}
-	// Not found by its lower case: decide by case folding, as DuckDB does
-	// (the two differ on a few non-ASCII letters, such as U+017F for s).
-	for _, m := range metadataTables {
-		if strings.EqualFold(m.Name, name) {
-			return m
-		}
-	}
-	return nil
-}
-
-// sameDefinition checks a CREATE TABLE of a metadata table against
-// DuckLake 0.3's definition.
+// sameDefinition checks a CREATE TABLE of a metadata table against its
+// spec's definition.
 func sameDefinition(def, m *Table) error {
+	v := m.spec.Version
 	refuse := func(format string, args ...any) error {
-		return &core.Error{Kind: core.Unsupported, Msg: fmt.Sprintf("CREATE TABLE %s: ", m.Name) + fmt.Sprintf(format, args...) + " (moraine serves DuckLake 0.3's definition of its metadata tables only)"}
+		return &core.Error{Kind: core.Unsupported, Msg: fmt.Sprintf("CREATE TABLE %s: ", m.Name) + fmt.Sprintf(format, args...) + fmt.Sprintf(" (moraine serves DuckLake %s's definition of its metadata tables here)", v)}
 	}
 	if len(def.Columns) != len(m.Columns) {
-		return refuse("%d columns; DuckLake 0.3's table has %d", len(def.Columns), len(m.Columns))
+		return refuse("%d columns; DuckLake %s's table has %d", len(def.Columns), v, len(m.Columns))
 	}
 	for i, c := range def.Columns {
 		w := m.Columns[i]
 		if !strings.EqualFold(c.Name, w.Name) || !strings.EqualFold(strings.TrimSpace(c.Type), w.Type) {
-			return refuse("column %d is %s %s; DuckLake 0.3's is %s %s", i+1, c.Name, c.Type, w.Name, w.Type)
+			return refuse("column %d is %s %s; DuckLake %s's is %s %s", i+1, c.Name, c.Type, v, w.Name, w.Type)
 		}
 		gotNN := c.NotNull || i == def.PrimaryKey
 		wantNN := w.NotNull || i == m.PrimaryKey
 		if gotNN != wantNN {
-			return refuse("column %s is %snullable; DuckLake 0.3's is %snullable", c.Name, notWord(!gotNN), notWord(!wantNN))
+			return refuse("column %s is %snullable; DuckLake %s's is %snullable", c.Name, notWord(!gotNN), v, notWord(!wantNN))
 		}
 	}
 	if def.PrimaryKey != m.PrimaryKey {
-		return refuse("the primary key is %s; DuckLake 0.3's is %s", keyName(def), keyName(m))
+		return refuse("the primary key is %s; DuckLake %s's is %s", keyName(def), v, keyName(m))
 	}
 	return nil
 }

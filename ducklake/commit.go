@@ -14,6 +14,7 @@ package ducklake
 // and so on.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -80,7 +81,7 @@ func Commit(ctx context.Context, cat RowsCatalog, c *Changes) (*View, error) {
 // view's dump as it would, since the commit left them as they were.
 func (c *Changes) committed(head core.Head) (*View, error) {
 	old := c.View()
-	v := &View{dump: old.dump, head: head, hasLake: true, byName: map[string]*Table{}, rows: map[*Table][][]any{}}
+	v := &View{dump: old.dump, head: head, hasLake: true, spec: old.spec, byName: map[string]*Table{}, rows: map[*Table][][]any{}}
 	old.mu.Lock()
 	maps.Copy(v.rows, old.rows)
 	old.mu.Unlock()
@@ -125,7 +126,7 @@ func stage(tx *core.Transaction, c *Changes) error {
 	}
 	steps := []func(){s.snapshots, s.schemas, s.tables, s.views, s.columns, s.dataFiles, s.deleteFiles,
 		s.fileColumnStats, s.tableStats, s.tableColumnStats, s.partitions, s.tags, s.options, s.gcFiles, s.mappings,
-		s.schemaVersions, s.inlinedTables, s.inlinedRows}
+		s.schemaVersions, s.inlinedTables, s.inlinedRows, s.sorts, s.macros, s.variantStats}
 	for _, step := range steps {
 		if s.err != nil {
 			break
@@ -145,13 +146,9 @@ func unsupported(format string, args ...any) error {
 	return &core.Error{Kind: core.Unsupported, Msg: "moraine: " + fmt.Sprintf(format, args...)}
 }
 
-// table is a metadata table by name (always one of the 22).
-func table(name string) *Table {
-	if t := metadataByName[name]; t != nil {
-		return t
-	}
-	panic("ducklake: no metadata table " + name)
-}
+// table is the transaction's metadata table of that name (its spec's),
+// nil when the lake's spec has none.
+func (s *stager) table(name string) *Table { return s.c.Lookup(name) }
 
 // rowsOf returns a table's rows before or after the transaction.
 func (s *stager) rowsOf(name string, at side) [][]any {
@@ -183,7 +180,7 @@ func (s *stager) touched(name string, key keyFunc, into map[string]bool) {
 	if tc == nil {
 		return
 	}
-	t := table(name)
+	t := tc.Table()
 	add := func(cells []any) { into[key(rowOf(t, cells, &s.err))] = true }
 	base := tc.Base()
 	for _, id := range tc.Deleted() {
@@ -200,8 +197,11 @@ func (s *stager) touched(name string, key keyFunc, into map[string]bool) {
 
 // grouped returns a table's rows on one side, by key, for the keys asked.
 func (s *stager) grouped(name string, at side, key keyFunc, keys map[string]bool) map[string][]row {
-	t := table(name)
+	t := s.table(name)
 	out := map[string][]row{}
+	if t == nil {
+		return out
+	}
 	for _, cells := range s.rowsOf(name, at) {
 		r := rowOf(t, cells, &s.err)
 		if k := key(r); keys[k] {
@@ -573,12 +573,111 @@ func (s *stager) gcFiles() {
 		func(e core.GcFile) error { return s.tx.DeleteGcFile(e.DataFileID) })
 }
 
+// schemaVersions: DuckLake 0.3's rows name no table (the catalog keeps
+// them under table 0); 1.0's name theirs (a NULL table_id is table 0 too,
+// as only a migration from 0.3 leaves one, for a moment).
 func (s *stager) schemaVersions() {
+	name := "ducklake_schema_versions"
 	of := func(r row) core.SchemaVersion {
-		return core.SchemaVersion{BeginSnapshot: core.SnapshotID(r.u("begin_snapshot")), SchemaVersion: r.u("schema_version")}
+		v := core.SchemaVersion{BeginSnapshot: core.SnapshotID(r.u("begin_snapshot")), SchemaVersion: r.u("schema_version")}
+		if id := optional(r, "table_id", r.optU); id != nil {
+			v.TableID = core.TableID(*id)
+		}
+		return v
 	}
-	stageRows(s, "ducklake_schema_versions", keyOf("begin_snapshot", "schema_version"), of, s.tx.PutSchemaVersion,
+	key := keyOf("begin_snapshot", "schema_version")
+	if t := s.table(name); t != nil && t.ColumnIndex("table_id") >= 0 {
+		key = keyOf("begin_snapshot", "schema_version", "table_id")
+	}
+	stageRows(s, name, key, of, s.tx.PutSchemaVersion,
 		func(e core.SchemaVersion) error { return s.tx.DeleteSchemaVersion(e.TableID, e.BeginSnapshot) })
+}
+
+// sorts: a table's sort keys (DuckLake 1.0), its ducklake_sort_info
+// versions with their ducklake_sort_expression rows.
+func (s *stager) sorts() {
+	stageTwoTables(s, "ducklake_sort_info", "ducklake_sort_expression", "sort", keyOf("sort_id"),
+		func(infos, exprs []row) []core.Sort {
+			var es []core.SortExpression
+			for _, e := range exprs {
+				es = append(es, core.SortExpression{Index: e.u("sort_key_index"), Expression: e.s("expression"), Dialect: e.s("dialect"),
+					Direction: e.s("sort_direction"), NullOrder: e.s("null_order")})
+			}
+			slices.SortFunc(es, func(a, b core.SortExpression) int { return cmp.Compare(a.Index, b.Index) })
+			var out []core.Sort
+			for _, r := range infos {
+				out = append(out, core.Sort{TableID: core.TableID(r.u("table_id")), ID: core.SortID(r.u("sort_id")), Versioned: r.versioned(), Expressions: es})
+			}
+			return out
+		},
+		versioned[core.Sort]{
+			version: func(e core.Sort) core.Versioned { return e.Versioned },
+			put:     s.tx.PutSort,
+			remove:  func(e core.Sort) error { return s.tx.DeleteSort(e.TableID, e.ID, e.Begin, e.End) },
+		})
+}
+
+// macros (DuckLake 1.0): a macro's ducklake_macro versions with its
+// implementations (ducklake_macro_impl) and their parameters
+// (ducklake_macro_parameters), all keyed by macro_id.
+func (s *stager) macros() {
+	const macro, impls, params = "ducklake_macro", "ducklake_macro_impl", "ducklake_macro_parameters"
+	key := keyOf("macro_id")
+	keys := map[string]bool{}
+	for _, name := range []string{macro, impls, params} {
+		s.touched(name, key, keys)
+	}
+	if len(keys) == 0 {
+		return
+	}
+	read := func(at side) map[string][]core.Macro {
+		ms, is, ps := s.grouped(macro, at, key, keys), s.grouped(impls, at, key, keys), s.grouped(params, at, key, keys)
+		out := map[string][]core.Macro{}
+		for k := range keys {
+			if len(ms[k]) == 0 {
+				if len(is[k]) > 0 || len(ps[k]) > 0 {
+					s.fail(unsupported("%s or %s holds rows of macro %s, which has no %s row", impls, params, k, macro))
+				}
+				continue
+			}
+			var list []core.MacroImpl
+			for _, r := range is[k] {
+				list = append(list, core.MacroImpl{ID: r.u("impl_id"), Dialect: r.s("dialect"), SQL: r.s("sql"), Type: r.s("type")})
+			}
+			slices.SortFunc(list, func(a, b core.MacroImpl) int { return cmp.Compare(a.ID, b.ID) })
+			for _, r := range ps[k] {
+				impl := r.u("impl_id")
+				i := slices.IndexFunc(list, func(m core.MacroImpl) bool { return m.ID == impl })
+				if i < 0 {
+					s.fail(unsupported("%s holds a parameter of implementation %d of macro %s, which has no %s row", params, impl, k, impls))
+					continue
+				}
+				list[i].Parameters = append(list[i].Parameters, core.MacroParameter{ColumnID: r.u("column_id"), Name: r.s("parameter_name"),
+					Type: r.s("parameter_type"), DefaultValue: r.optS("default_value"), DefaultValueType: r.optS("default_value_type")})
+			}
+			for i := range list {
+				slices.SortFunc(list[i].Parameters, func(a, b core.MacroParameter) int { return cmp.Compare(a.ColumnID, b.ColumnID) })
+			}
+			for _, r := range ms[k] {
+				out[k] = append(out[k], core.Macro{ID: core.MacroID(r.u("macro_id")), Versioned: r.versioned(), SchemaID: core.SchemaID(r.u("schema_id")),
+					Name: r.s("macro_name"), Impls: list})
+			}
+		}
+		return out
+	}
+	stageVersions(s, versioned[core.Macro]{
+		version: func(e core.Macro) core.Versioned { return e.Versioned },
+		put:     s.tx.PutMacro,
+		remove:  func(e core.Macro) error { return s.tx.DeleteMacro(e.ID, e.Begin, e.End) },
+	}, read(before), read(after))
+}
+
+// variantStats: the catalog holds no VARIANT statistics yet, so a commit
+// writing them is refused rather than losing them.
+func (s *stager) variantStats() {
+	if tc := s.changed["ducklake_file_variant_stats"]; tc != nil && (len(tc.Inserted()) > 0 || len(tc.Updated()) > 0) {
+		s.fail(unsupported("ducklake_file_variant_stats: moraine does not keep statistics of VARIANT columns yet, so it refuses the commit that writes them rather than drop them"))
+	}
 }
 
 // tags: every tag row of one object.

@@ -2,6 +2,8 @@ package ducklake
 
 import (
 	"context"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -77,8 +79,58 @@ func TestMetadataTablesMatchTheContract(t *testing.T) {
 			t.Errorf("%s has no rows function", tb.Name)
 		}
 	}
-	if len(metadataRows) != 22 {
-		t.Errorf("%d rows functions, want 22", len(metadataRows))
+	if len(metadataRows) != 28 {
+		t.Errorf("%d rows functions, want 28 (22 tables of 0.3, 6 more of 1.0)", len(metadataRows))
+	}
+}
+
+// contract10 reads DuckLake 1.0's metadata tables as its first ATTACH
+// creates them, from the captured contract (docs/ducklake-sql): name ->
+// column list, in creation order.
+func contract10(t *testing.T) (names []string, columns map[string]string) {
+	t.Helper()
+	b, err := os.ReadFile("../docs/ducklake-sql/contract-1.0.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section, _, _ := strings.Cut(strings.SplitN(string(b), "==== ATTACH (new lake, init metadata)\n", 2)[1], "\n==== ")
+	re := regexp.MustCompile(`(?m)^\[\d+\] \(conn \d+\) CREATE TABLE "__ducklake_metadata_lake"\."main"\.(\w+)\((.*)\)$`)
+	columns = map[string]string{}
+	for _, m := range re.FindAllStringSubmatch(section, -1) {
+		names = append(names, m[1])
+		var cols []string
+		for _, c := range strings.Split(m[2], ",") {
+			if c = strings.TrimSpace(c); c != "" {
+				cols = append(cols, strings.Join(strings.Fields(c), " "))
+			}
+		}
+		columns[m[1]] = strings.Join(cols, ", ")
+	}
+	return names, columns
+}
+
+func TestSpec10MatchesTheCapturedContract(t *testing.T) {
+	names, columns := contract10(t)
+	tables := Spec10().Tables()
+	if len(names) != 28 || len(tables) != len(names) {
+		t.Fatalf("the capture creates %d tables, Spec10 has %d; want 28", len(names), len(tables))
+	}
+	for i, tb := range tables {
+		if tb.Name != names[i] {
+			t.Errorf("table %d is %s; DuckLake 1.0 creates %s there", i, tb.Name, names[i])
+		}
+		if got := render(tb); got != columns[tb.Name] {
+			t.Errorf("%s:\n got  %s\n want %s", tb.Name, got, columns[tb.Name])
+		}
+		if _, ok := metadataRows[tb.Name]; !ok {
+			t.Errorf("%s has no rows function", tb.Name)
+		}
+	}
+	if s, err := SpecOf("1.0"); err != nil || s != Spec10() {
+		t.Fatalf("SpecOf(1.0): %v %v", s, err)
+	}
+	if _, err := SpecOf("0.2"); err == nil || !strings.Contains(err.Error(), `"0.2"`) || !strings.Contains(err.Error(), "0.3 and 1.0") {
+		t.Fatalf("SpecOf(0.2): %v", err)
 	}
 }
 
@@ -204,7 +256,7 @@ func TestViewServesTheGoAPILake(t *testing.T) {
 			got[r[0].(string)] = r[1]
 		}
 	}
-	if got["version"] != DuckLakeVersion || got["data_path"] != "/data/" || got["encrypted"] != "false" {
+	if got["version"] != Spec03().Version || got["data_path"] != "/data/" || got["encrypted"] != "false" {
 		t.Fatalf("global metadata %v: want version 0.3, data_path /data/, encrypted false", got)
 	}
 	snaps := rows(t, v, "ducklake_snapshot")
@@ -253,6 +305,99 @@ func TestViewServesTheGoAPILake(t *testing.T) {
 	}
 	if v.Lookup(strings.ToUpper("ducklake_snapshot")) == nil {
 		t.Fatal("Lookup is case-sensitive")
+	}
+}
+
+// The same lake served as DuckLake 1.0 (a lake the Go API wrote records
+// no version: the fallback decides): 1.0's 28 tables, its columns where 0.3
+// has others, macros and sort keys; a lake recording 0.3 stays 0.3 whatever
+// the fallback, and one recording a version moraine does not serve is
+// refused.
+func TestViewServesALakeAsDuckLake10(t *testing.T) {
+	c := lake(t)
+	var macro core.MacroID
+	if _, err := c.Commit(bg, func(tx *core.Transaction) error {
+		s, _ := tx.View().SchemaByName("s")
+		events, _ := tx.View().TableByName("s", "events")
+		var err error
+		macro, err = tx.CreateMacro(s.ID, "twice", []core.MacroImpl{{SQL: "x * 2", Type: "scalar", Parameters: []core.MacroParameter{{Name: "x", Type: "unknown"}}}})
+		if err != nil {
+			return err
+		}
+		_, err = tx.SetSorting(events.ID, []core.SortExpression{{Index: 0, Expression: "id", Dialect: "duckdb", Direction: "ASC", NullOrder: "NULLS_LAST"}})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := c.Dump(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := NewViewAs(d, Spec10())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Spec() != Spec10() || len(v.Tables()) != 29 {
+		t.Fatalf("spec %s, %d tables; want 1.0's 28 and one inlined-data table", v.Spec().Version, len(v.Tables()))
+	}
+	for _, tb := range Spec10().Tables() {
+		rows(t, v, tb.Name)
+	}
+	meta := map[string]any{}
+	for _, r := range rows(t, v, "ducklake_metadata") {
+		meta[r[0].(string)] = r[1]
+	}
+	if meta["version"] != "1.0" {
+		t.Fatalf("version row %v, want 1.0", meta["version"])
+	}
+	files := rows(t, v, "ducklake_data_file")
+	if tb := v.Lookup("ducklake_data_file"); len(files) != 1 || tb.ColumnIndex("partial_file_info") != -1 || tb.Columns[14].Name != "mapping_id" ||
+		files[0][5] != "s/events/f.parquet" || files[0][15] != nil {
+		t.Fatalf("1.0's data files %v", files)
+	}
+	col := v.Lookup("ducklake_column")
+	for _, r := range rows(t, v, "ducklake_column") {
+		if r[5] == "amount" && (r[col.ColumnIndex("default_value")] != "7" || len(r) != 13) {
+			t.Fatalf("a column row %v", r)
+		}
+	}
+	if m := rows(t, v, "ducklake_macro"); len(m) != 1 || m[0][1] != int64(macro) || m[0][2] != "twice" || m[0][4] != nil {
+		t.Fatalf("macros %v", m)
+	}
+	if im := rows(t, v, "ducklake_macro_impl"); len(im) != 1 || im[0][3] != "x * 2" || im[0][4] != "scalar" {
+		t.Fatalf("macro implementations %v", im)
+	}
+	if p := rows(t, v, "ducklake_macro_parameters"); len(p) != 1 || p[0][3] != "x" || p[0][4] != "unknown" || p[0][5] != nil {
+		t.Fatalf("macro parameters %v", p)
+	}
+	if si, se := rows(t, v, "ducklake_sort_info"), rows(t, v, "ducklake_sort_expression"); len(si) != 1 || len(se) != 1 || se[0][3] != "id" || se[0][5] != "ASC" {
+		t.Fatalf("sorts %v %v", si, se)
+	}
+	for _, r := range rows(t, v, "ducklake_schema_versions") {
+		if len(r) != 3 {
+			t.Fatalf("a 1.0 schema-versions row %v", r)
+		}
+	}
+	// The 0.3 view of the same dump has none of it.
+	old, err := NewViewAs(d, Spec03())
+	if err != nil || len(old.Tables()) != 23 || old.Lookup("ducklake_macro") != nil || old.Lookup("ducklake_data_file").ColumnIndex("partial_file_info") != 14 {
+		t.Fatalf("the 0.3 view: %d tables, %v", len(old.Tables()), err)
+	}
+
+	// A lake that records its version is served as it.
+	if _, err := c.Commit(bg, func(tx *core.Transaction) error { return tx.SetOption(core.ScopeGlobal, 0, "version", "0.3") }); err != nil {
+		t.Fatal(err)
+	}
+	d, _ = c.Dump(bg)
+	if v, err := NewViewAs(d, Spec10()); err != nil || v.Spec() != Spec03() {
+		t.Fatalf("a lake recording 0.3 served as %v (%v)", v.Spec().Version, err)
+	}
+	if _, err := c.Commit(bg, func(tx *core.Transaction) error { return tx.SetOption(core.ScopeGlobal, 0, "version", "0.4") }); err != nil {
+		t.Fatal(err)
+	}
+	d, _ = c.Dump(bg)
+	if _, err := NewViewAs(d, Spec10()); core.KindOf(err) != core.Unsupported || !strings.Contains(err.Error(), `"0.4"`) {
+		t.Fatalf("a lake recording 0.4: %v", err)
 	}
 }
 

@@ -141,6 +141,15 @@ func (r row) versioned() core.Versioned {
 	return v
 }
 
+// optional reads a column only one of the specs has (spec.go): NULL when
+// the row's table is of a spec without it.
+func optional[T any](r row, col string, get func(string) *T) *T {
+	if r.t.ColumnIndex(col) < 0 {
+		return nil
+	}
+	return get(col)
+}
+
 func optID[T ~uint64](p *uint64) *T {
 	if p == nil {
 		return nil
@@ -179,7 +188,8 @@ func viewOf(r row) core.View {
 func columnOf(r row) core.Column {
 	return core.Column{TableID: core.TableID(r.u("table_id")), ID: core.ColumnID(r.u("column_id")), Versioned: r.versioned(),
 		Order: r.u("column_order"), Name: r.s("column_name"), Type: r.s("column_type"), InitialDefault: r.optS("initial_default"),
-		DefaultValue: r.optS("default_value"), NullsAllowed: r.b("nulls_allowed"), Parent: optID[core.ColumnID](r.optU("parent_column"))}
+		DefaultValue: r.optS("default_value"), NullsAllowed: r.b("nulls_allowed"), Parent: optID[core.ColumnID](r.optU("parent_column")),
+		DefaultValueType: optional(r, "default_value_type", r.optS), DefaultValueDialect: optional(r, "default_value_dialect", r.optS)}
 }
 
 func tagOf(r row) core.TagEntry {
@@ -191,7 +201,8 @@ func dataFileOf(r row) core.DataFile {
 		FileOrder: r.optU("file_order"), Path: r.s("path"), PathIsRelative: r.b("path_is_relative"), Format: r.s("file_format"),
 		RecordCount: r.u("record_count"), FileSizeBytes: r.u("file_size_bytes"), FooterSize: r.optU("footer_size"), RowIDStart: r.optU("row_id_start"),
 		PartitionID: optID[core.PartitionID](r.optU("partition_id")), EncryptionKey: r.optS("encryption_key"),
-		PartialFileInfo: r.optS("partial_file_info"), MappingID: optID[core.MappingID](r.optU("mapping_id"))}
+		PartialFileInfo: optional(r, "partial_file_info", r.optS), PartialMax: optional(r, "partial_max", r.optU),
+		MappingID: optID[core.MappingID](r.optU("mapping_id"))}
 }
 
 func partitionValueOf(r row) core.PartitionValue {
@@ -201,7 +212,8 @@ func partitionValueOf(r row) core.PartitionValue {
 func deleteFileOf(r row) core.DeleteFile {
 	return core.DeleteFile{TableID: core.TableID(r.u("table_id")), ID: core.DeleteFileID(r.u("delete_file_id")), Versioned: r.versioned(),
 		DataFileID: core.DataFileID(r.u("data_file_id")), Path: r.s("path"), PathIsRelative: r.b("path_is_relative"), Format: r.s("format"),
-		DeleteCount: r.u("delete_count"), FileSizeBytes: r.u("file_size_bytes"), FooterSize: r.optU("footer_size"), EncryptionKey: r.optS("encryption_key")}
+		DeleteCount: r.u("delete_count"), FileSizeBytes: r.u("file_size_bytes"), FooterSize: r.optU("footer_size"), EncryptionKey: r.optS("encryption_key"),
+		PartialMax: optional(r, "partial_max", r.optU)}
 }
 
 func fileColumnStatsOf(r row) core.FileColumnStats {
@@ -256,7 +268,7 @@ func scopeOf(r row) (core.OptionScope, uint64) {
 	case "table":
 		scope = core.ScopeTable
 	default:
-		r.fail("scope", "%q is not a scope DuckLake 0.3 writes (NULL, 'schema' or 'table')", *s)
+		r.fail("scope", "%q is not a scope DuckLake writes (NULL, 'schema' or 'table')", *s)
 	}
 	return scope, r.u("scope_id")
 }

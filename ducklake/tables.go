@@ -1,9 +1,13 @@
-// Package ducklake is the moraine catalog seen as DuckLake 0.3's metadata
-// tables: the 22 ducklake_* tables DuckLake creates at its first ATTACH and
-// the ducklake_inlined_data_<table>_<schema version> tables, with exactly
-// the column names and DuckDB types of DuckLake's metadata-SQL contract
-// (../shared/ducklake/metadata-sql-contract.txt), and their rows read from
-// a core.Dump (View).
+// Package ducklake is the moraine catalog seen as DuckLake's metadata
+// tables, in either catalog specification moraine serves (Spec: 0.3's 22
+// ducklake_* tables, which DuckDB 1.4's DuckLake creates at its first
+// ATTACH, or 1.0's 28, DuckDB 1.5's) and the
+// ducklake_inlined_data_<table>_<schema version> tables, with exactly the
+// column names and DuckDB types of DuckLake's metadata-SQL contracts
+// (../shared/ducklake/metadata-sql-contract.txt for 0.3,
+// docs/ducklake-sql/contract-1.0.txt for 1.0), and their rows read from a
+// core.Dump (View; a lake is served as the version it records). Writes
+// (Changes, Commit) take 0.3's tables so far.
 //
 // It also holds a transaction's writes to those tables: Changes is the
 // write overlay over the View the transaction pinned (deletes, updates and
@@ -56,6 +60,11 @@ type Table struct {
 	// index maps each lower-cased column name to its index; only the
 	// metadata tables (spec) have it.
 	index map[string]int
+	// fields maps each column to its place in the table's rows as the
+	// builders make them (spec.go); spec is the Spec the table is of.
+	// Only the metadata tables have them.
+	fields []int
+	spec   *Spec
 }
 
 // InlinedTable identifies an inlined-data table.
@@ -149,18 +158,8 @@ var metadataTables = []*Table{
 	spec("ducklake_schema_versions", "begin_snapshot B, schema_version B"),
 }
 
-// metadataByName holds the metadata tables by name (lower case, as
-// DuckLake names them).
-var metadataByName = func() map[string]*Table {
-	m := make(map[string]*Table, len(metadataTables))
-	for _, t := range metadataTables {
-		m[strings.ToLower(t.Name)] = t
-	}
-	return m
-}()
-
 // MetadataTables returns DuckLake 0.3's 22 metadata tables in creation
-// order. The result is shared: do not modify it.
+// order (Spec03().Tables()). The result is shared: do not modify it.
 func MetadataTables() []*Table { return metadataTables }
 
 // InlinedTablePrefix starts the name of every inlined-data table.

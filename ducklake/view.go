@@ -21,6 +21,7 @@ type View struct {
 	dump    *core.Dump
 	head    core.Head
 	hasLake bool
+	spec    *Spec
 	tables  []*Table
 	byName  map[string]*Table
 
@@ -28,16 +29,30 @@ type View struct {
 	rows map[*Table][][]any
 }
 
-// NewView serves a dump of the catalog. A nil dump is a store holding no
-// lake yet: it lists no tables (DuckLake initializes a lake when it counts
-// no ducklake_% table).
-func NewView(d *core.Dump) (*View, error) {
-	v := &View{dump: d, byName: map[string]*Table{}, rows: map[*Table][][]any{}}
+// NewView serves a dump of the catalog as DuckLake 0.3's tables (see
+// NewViewAs).
+func NewView(d *core.Dump) (*View, error) { return NewViewAs(d, spec03) }
+
+// NewViewAs serves a dump of the catalog as the DuckLake spec its lake
+// records (ducklake_metadata's version row), or as fallback when it
+// records none (a lake the Go API wrote). A version moraine does not serve
+// is refused, naming the ones it does. A nil dump is a store holding no
+// lake yet: it lists no tables (DuckLake initializes a lake when it finds
+// no metadata table).
+func NewViewAs(d *core.Dump, fallback *Spec) (*View, error) {
+	v := &View{dump: d, byName: map[string]*Table{}, rows: map[*Table][][]any{}, spec: fallback}
 	if d == nil {
 		return v, nil
 	}
+	if version := recordedVersion(d); version != "" {
+		s, err := SpecOf(version)
+		if err != nil {
+			return nil, err
+		}
+		v.spec = s
+	}
 	v.head, v.hasLake = d.Head, true
-	v.tables = append(v.tables, metadataTables...)
+	v.tables = append(v.tables, v.spec.tables...)
 	// DuckLake's inlined-data tables as it created them; a lake the Go API
 	// wrote has none, and its inlined rows follow the table's columns.
 	for _, it := range d.InlinedTables {
@@ -61,13 +76,16 @@ func NewView(d *core.Dump) (*View, error) {
 	return v, nil
 }
 
+// Spec is the DuckLake specification the view serves.
+func (v *View) Spec() *Spec { return v.spec }
+
 // HasLake reports whether the store holds a lake.
 func (v *View) HasLake() bool { return v.hasLake }
 
 // Head is the head stamp the view was read at (zero without a lake).
 func (v *View) Head() core.Head { return v.head }
 
-// Tables lists the tables: the 22 metadata tables in creation order, then
+// Tables lists the tables: the spec's metadata tables in creation order, then
 // the inlined-data tables by table id and schema version.
 func (v *View) Tables() []*Table { return v.tables }
 
@@ -94,7 +112,7 @@ func (v *View) Rows(t *Table) ([][]any, error) {
 	if t.Inlined != nil {
 		rows = inlinedRows(v.dump, t)
 	} else {
-		rows = metadataRows[t.Name](v.dump)
+		rows = project(metadataRows[t.Name](v.dump, t.spec), t)
 	}
 	v.rows[t] = rows
 	return rows, nil

@@ -36,6 +36,7 @@ namespace {
 	X(moraine_catalog_open_lake) \
 	X(moraine_catalog_publish_lake) \
 	X(moraine_runtime_info) \
+	X(moraine_set_ducklake_version) \
 	X(moraine_txn_begin) \
 	X(moraine_txn_end) \
 	X(moraine_txn_tables) \
@@ -212,6 +213,10 @@ int32_t moraine_catalog_publish_lake(moraine_catalog lake, moraine_error *err) {
 
 int32_t moraine_runtime_info(moraine_runtime *out, moraine_error *err) {
 	return go.moraine_runtime_info(out, err);
+}
+
+int32_t moraine_set_ducklake_version(const char *version, moraine_error *err) {
+	return go.moraine_set_ducklake_version(version, err);
 }
 
 int32_t moraine_txn_begin(moraine_catalog catalog, moraine_txn *out, moraine_error *err) {

@@ -258,8 +258,19 @@ void RegisterSecret(ExtensionLoader &loader) {
 
 } // namespace
 
+// MORAINE_DUCKLAKE_VERSION is the DuckLake catalog spec this build's
+// DuckDB ships (duckdb-versions.txt, through CMakeLists.txt).
+#define MORAINE_STRINGIFY_VALUE(x) #x
+#define MORAINE_STRINGIFY(x)       MORAINE_STRINGIFY_VALUE(x)
+
 static void LoadInternal(ExtensionLoader &loader) {
 	MoraineGoLoad();
+	{
+		// New lakes are served as the DuckLake this DuckDB runs writes.
+		MoraineError err;
+		err.Check(moraine_set_ducklake_version(MORAINE_STRINGIFY(MORAINE_DUCKLAKE_VERSION), err.Out()),
+		          "moraine: setting the DuckLake version");
+	}
 	auto &config = DBConfig::GetConfig(loader.GetDatabaseInstance());
 	// Both builds serve the storage type moraine; a process runs one.
 	if (MoraineHasStorageExtension(config, "moraine")) {

@@ -19,7 +19,7 @@ ATTACH 'ducklake:{dir}/meta.duckdb' AS lake (DATA_PATH '{dir}/data/');
 CREATE SCHEMA lake.s1;
 -- action: CREATE TABLE
 CREATE TABLE lake.s1.t (id INTEGER, name VARCHAR);
--- action: INSERT 3 rows (Parquet)
+-- action: INSERT 3 rows (inlined: 1.0 inlines small inserts by default)
 INSERT INTO lake.s1.t VALUES (1, 'a'), (2, 'b'), (3, 'c');
 -- action: SELECT
 SELECT * FROM lake.s1.t ORDER BY id;

@@ -512,3 +512,15 @@ func liveGoroutines() int {
 
 // A core catalog is what a storage.Lake serves.
 var _ storage.Catalog = (*core.Catalog)(nil)
+
+//export moraine_set_ducklake_version
+func moraine_set_ducklake_version(version C.moraine_cstr, cerr *C.moraine_error) (rc C.int32_t) {
+	defer codes.Guard(func(err error) { rc = setError(cerr, err) })
+	if version == nil {
+		return setError(cerr, invalidf("moraine_set_ducklake_version: version is NULL"))
+	}
+	if err := storage.SetDuckLakeVersion(goStr(version)); err != nil {
+		return setError(cerr, invalidf("moraine_set_ducklake_version: %v", err))
+	}
+	return setError(cerr, nil)
+}

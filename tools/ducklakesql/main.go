@@ -103,6 +103,9 @@ func parse(r io.Reader) (script, error) {
 
 const marker = "@@"
 
+// captureDir is where a capture's lakes live (removed before and after).
+const captureDir = "/tmp/moraine-ducklakesql-capture"
+
 // logged is one query-log entry.
 type logged struct {
 	Action int    `json:"a"`
@@ -226,8 +229,14 @@ func run(host, ducklake, actions string, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", actions, err)
 	}
-	dir, err := os.MkdirTemp("", "ducklakesql")
-	if err != nil {
+	// The same directory for every capture: the paths DuckLake writes into
+	// Parquet files (a delete file names its data file) change those
+	// files' sizes, which the SQL carries. One capture runs at a time.
+	dir := captureDir
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -77,8 +78,13 @@ func TestTheCommittedContractIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := b.String(); got != string(committed) {
-		gl, cl := strings.Split(got, "\n"), strings.Split(string(committed), "\n")
+	// Numbers of three digits or more are masked: the sizes of delete files
+	// vary by a byte or two between captures (they hold data files' paths,
+	// which hold UUIDs, compressed).
+	mask := regexp.MustCompile(`\b\d{3,}\b`)
+	got, want := mask.ReplaceAllString(b.String(), "N"), mask.ReplaceAllString(string(committed), "N")
+	if got != want {
+		gl, cl := strings.Split(got, "\n"), strings.Split(want, "\n")
 		for i := 0; i < len(gl) || i < len(cl); i++ {
 			var g, c string
 			if i < len(gl) {

@@ -84,8 +84,30 @@ func (l *Lake) Claims() uint64 { return l.claims.Load() }
 // NewLake serves cat.
 func NewLake(cat Catalog) *Lake { return &Lake{cat: cat} }
 
-// empty is the view of a store that holds no lake.
-var empty, _ = ducklake.NewView(nil)
+// newLakes is the DuckLake spec a store holding no lake and a lake that
+// records no version are served as (SetDuckLakeVersion): set once when the
+// extension loads, read by every view built after.
+var newLakes atomic.Pointer[ducklake.Spec]
+
+// SetDuckLakeVersion sets the DuckLake catalog version ("0.3", "1.0") the
+// host's DuckLake writes: what a store holding no lake, and a lake that
+// records none, are served as.
+func SetDuckLakeVersion(version string) error {
+	s, err := ducklake.SpecOf(version)
+	if err != nil {
+		return err
+	}
+	newLakes.Store(s)
+	return nil
+}
+
+// newLakeSpec is the spec of SetDuckLakeVersion, DuckLake 0.3 before it.
+func newLakeSpec() *ducklake.Spec {
+	if s := newLakes.Load(); s != nil {
+		return s
+	}
+	return ducklake.Spec03()
+}
 
 // current returns the view at the catalog's head, materializing it only
 // when the head moved since the last one. Concurrent callers that find the
@@ -93,7 +115,7 @@ var empty, _ = ducklake.NewView(nil)
 // ctx).
 func (l *Lake) current(ctx context.Context) (*ducklake.View, error) {
 	if !l.cat.HasLake() {
-		return empty, nil
+		return ducklake.NewViewAs(nil, newLakeSpec())
 	}
 	head, err := l.cat.Head(ctx)
 	if err != nil {
@@ -113,7 +135,7 @@ func (l *Lake) current(ctx context.Context) (*ducklake.View, error) {
 		if err != nil {
 			return nil, err
 		}
-		v, err := ducklake.NewView(d)
+		v, err := ducklake.NewViewAs(d, newLakeSpec())
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/moraine-go/moraine/core"
@@ -216,6 +217,47 @@ func TestNoLake(t *testing.T) {
 	}
 	if len(tx.Tables()) != 0 || tx.View().HasLake() {
 		t.Fatalf("an empty store lists %d tables", len(tx.Tables()))
+	}
+}
+
+// The DuckLake version the host's DuckLake writes decides how a store
+// without a lake and a lake recording no version are served; an unknown
+// one is refused and changes nothing.
+func TestSetDuckLakeVersion(t *testing.T) {
+	t.Cleanup(func() { newLakes.Store(nil) })
+	c, err := core.Open(bg, objstore.NewMemory(0), core.CatalogOptions{LeaveEmpty: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(bg)
+	goAPI, _ := newLake(t) // a lake the Go API wrote: no version recorded
+	for _, tc := range []struct {
+		version string
+		tables  int
+	}{{"1.0", 28}, {"0.3", 22}} {
+		if err := SetDuckLakeVersion(tc.version); err != nil {
+			t.Fatal(err)
+		}
+		tx, err := NewLake(c).Begin(bg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tx.View().Spec().Version; got != tc.version {
+			t.Fatalf("a store without a lake is served as %s after SetDuckLakeVersion(%s)", got, tc.version)
+		}
+		tx, err = NewLake(goAPI).Begin(bg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := tx.View(); v.Spec().Version != tc.version || v.Lookup("ducklake_macro") != nil != (tc.tables == 28) {
+			t.Fatalf("a Go API lake is served as %s (%d tables) after SetDuckLakeVersion(%s)", v.Spec().Version, len(v.Tables()), tc.version)
+		}
+	}
+	if err := SetDuckLakeVersion("0.2"); err == nil || !strings.Contains(err.Error(), "0.3 and 1.0") {
+		t.Fatalf("SetDuckLakeVersion(0.2): %v", err)
+	}
+	if newLakeSpec().Version != "0.3" {
+		t.Fatalf("a refused version changed the spec to %s", newLakeSpec().Version)
 	}
 }
 

@@ -1,0 +1,92 @@
+package storage
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// duckLakeSpec is the DuckLake catalog spec the package's release ships
+// (duckdb-versions.txt's last column).
+func duckLakeSpec(t *testing.T) string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(repoRoot(), "duckdb-versions.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if fields := strings.Fields(sc.Text()); len(fields) > 0 && fields[0] == version {
+			return fields[len(fields)-1]
+		}
+	}
+	t.Fatalf("duckdb-versions.txt has no line for %s", version)
+	return ""
+}
+
+// A new lake through the DuckLake this release ships, in both hosts and
+// both builds: DuckLake creates its catalog (its spec's tables and version:
+// 1.0's on v1.5.5), inlined and Parquet inserts land, and a fresh process
+// reads them, time travels, and lists the files; on a 1.0 release also a
+// macro (created, used, read back by the fresh process) and sort keys.
+func TestDuckLakeNewLakeOfTheReleasesDuckLake(t *testing.T) {
+	spec := duckLakeSpec(t)
+	is10 := spec == "1.0"
+	for _, b := range []struct{ name, ext string }{{"single-writer", extension()}, {"commit-log", commitLogExtension()}} {
+		for _, h := range hosts() {
+			t.Run(b.name+"/"+h.name, func(t *testing.T) {
+				dir := t.TempDir()
+				run := func(script string) string {
+					t.Helper()
+					head := "LOAD " + sqlString(ducklakeExtension()) + ";\nLOAD " + sqlString(b.ext) + ";\n" +
+						"ATTACH " + sqlString("ducklake:moraine:"+filepath.Join(dir, "lake")) + " AS lake (DATA_PATH " + sqlString(filepath.Join(dir, "data")+"/") + ");\n"
+					cmd := exec.Command(h.shell, "--setting", "extension_directory="+filepath.Join(dir, "ext"), "--sql")
+					cmd.Stdin = strings.NewReader(head + script)
+					var stderr strings.Builder
+					cmd.Stderr = &stderr
+					out, err := cmd.Output()
+					if err != nil {
+						t.Fatalf("%v\n%s%s", err, out, stderr.String())
+					}
+					return string(out)
+				}
+				write := `CREATE TABLE lake.t (i INTEGER, s VARCHAR);
+INSERT INTO lake.t VALUES (1, 'a'), (2, 'b');
+INSERT INTO lake.t SELECT i, 'x' || i FROM range(100, 200) r(i);
+SELECT value FROM __ducklake_metadata_lake.ducklake_metadata WHERE key = 'version';
+`
+				want := "value\n" + spec + "\n"
+				if is10 {
+					write += `CREATE MACRO lake.add_one(a, b := 1) AS a + b;
+ALTER TABLE lake.t SET SORTED BY (i DESC);
+INSERT INTO lake.t SELECT i, 'y' FROM range(300, 310) r(i);
+SELECT lake.add_one(41) AS v;
+SELECT macro_name FROM __ducklake_metadata_lake.ducklake_macro;
+`
+					want += "v\n42\nmacro_name\nadd_one\n"
+				}
+				if got := run(write); got != want {
+					t.Fatalf("writing the lake:\n%s\nwant\n%s", got, want)
+				}
+				read := `SELECT count(*) AS n, sum(i) AS total FROM lake.t;
+SELECT count(*) AS n FROM lake.t AT (VERSION => 2);
+SELECT count(*) > 0 AS files FROM ducklake_list_files('lake', 't');
+`
+				want = "n|total\n102|14953\nn\n2\nfiles\ntrue\n"
+				if is10 {
+					read += `SELECT lake.add_one(1, 10) AS v;
+SELECT sort_direction FROM __ducklake_metadata_lake.ducklake_sort_expression;
+`
+					want = "n|total\n112|17998\nn\n2\nfiles\ntrue\nv\n11\nsort_direction\nDESC\n"
+				}
+				if got := run(read); got != want {
+					t.Fatalf("reading the lake in a fresh process:\n%s\nwant\n%s", got, want)
+				}
+			})
+		}
+	}
+}

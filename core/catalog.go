@@ -44,7 +44,7 @@ const (
 	// FormatDeleteTargets adds the delete-file target lookup.
 	FormatDeleteTargets uint64 = 12
 	// FormatDuckLake10 adds the entities of DuckLake's catalog spec 1.0
-	// (macros, the files' partial_max) and their name-directory entries.
+	// (macros, the files' partial_max).
 	FormatDuckLake10 uint64 = 13
 	// FormatCurrent is what new catalogs are created at.
 	FormatCurrent = FormatDuckLake10

@@ -282,7 +282,7 @@ func classify(mine, theirs changeSet, schemaName schemaNameOf) string {
 			case chDroppedScalarMacro, chDroppedTableMacro:
 				dropped[ch.ID] = true
 			case chCreatedScalarMacro, chCreatedTableMacro:
-				created[strings.Join(ch.Name, "\x00")] = true
+				created[ch.Kind+"\x00"+strings.Join(ch.Name, "\x00")] = true
 			}
 		}
 		return dropped, created
@@ -296,7 +296,8 @@ func classify(mine, theirs changeSet, schemaName schemaNameOf) string {
 	}
 	for name := range mc {
 		if tc[name] {
-			return fmt.Sprintf("snapshot %d also created macro %s", theirs.Snapshot, strings.ReplaceAll(name, "\x00", "."))
+			kind, qualified, _ := strings.Cut(name, "\x00")
+			return fmt.Sprintf("snapshot %d also %s %s", theirs.Snapshot, strings.ReplaceAll(kind, "_", " "), strings.ReplaceAll(qualified, "\x00", "."))
 		}
 	}
 	return ""

@@ -14,9 +14,8 @@ package core
 //	    what marks a catalog as log-resident.
 //	12  adds the delete-file target lookup (index 07 05: data file -> its
 //	    live delete files, maintained by every commit).
-//	13  adds DuckLake 1.0's entities: macros (current/macro, named in the
-//	    name directory under their schema) and the data and delete files'
-//	    partial_max. Additive: a catalog at 12 has none of them, so the
+//	13  adds DuckLake 1.0's entities: macros (current/macro; not in the
+//	    name directory) and the data and delete files' partial_max. Additive: a catalog at 12 has none of them, so the
 //	    stamp is all the step needs; a transaction writing one on a
 //	    catalog below 13 is refused, naming the raise.
 //

@@ -200,7 +200,7 @@ func load(ctx context.Context, kv kvReader, at *SnapshotID) (*CatalogView, error
 			if s.macroByName[x.SchemaID] == nil {
 				s.macroByName[x.SchemaID] = map[string]MacroID{}
 			}
-			s.macroByName[x.SchemaID][x.Name] = x.ID
+			s.macroByName[x.SchemaID][macroKey(x.kind(), x.Name)] = x.ID
 		case keys.KindTableStats:
 			x, err := decodeTableStats(value)
 			if err != nil {

@@ -49,14 +49,14 @@ func TestMacrosLiveInTheCatalog(t *testing.T) {
 	want := core.Macro{ID: id, Versioned: core.Versioned{Begin: created}, SchemaID: 0, Name: "add_one", Impls: addOne()}
 	want.Impls[0].Dialect = "duckdb"
 	want.Impls[0].Parameters[1].ColumnID = 1
-	if got, ok := snap(t, c).MacroByName("main", "add_one"); !ok || !reflect.DeepEqual(got, want) {
+	if got, ok := snap(t, c).MacroByName("main", "scalar", "add_one"); !ok || !reflect.DeepEqual(got, want) {
 		t.Fatalf("the macro in the committing handle:\n%+v\nwant\n%+v", got, want)
 	}
 	ro := openRO(t, store, core.CatalogOptions{})
-	if got, ok := snap(t, ro).MacroByName("main", "add_one"); !ok || !reflect.DeepEqual(got, want) {
+	if got, ok := snap(t, ro).MacroByName("main", "scalar", "add_one"); !ok || !reflect.DeepEqual(got, want) {
 		t.Fatalf("the macro read from the store:\n%+v\nwant\n%+v", got, want)
 	}
-	small, _ := snap(t, ro).MacroByName("main", "small")
+	small, _ := snap(t, ro).MacroByName("main", "table", "small")
 	if len(small.Impls) != 2 || small.Impls[1].ID != 1 || small.Impls[1].Parameters[0].Name != "n" {
 		t.Fatalf("the table macro's overloads: %+v", small)
 	}
@@ -66,9 +66,9 @@ func TestMacrosLiveInTheCatalog(t *testing.T) {
 	}
 
 	// A view hands out copies: changing one changes nothing else.
-	got, _ := snap(t, c).MacroByName("main", "add_one")
+	got, _ := snap(t, c).MacroByName("main", "scalar", "add_one")
 	got.Impls[0].Parameters[0].Name = "changed"
-	if again, _ := snap(t, c).MacroByName("main", "add_one"); again.Impls[0].Parameters[0].Name != "a" {
+	if again, _ := snap(t, c).MacroByName("main", "scalar", "add_one"); again.Impls[0].Parameters[0].Name != "a" {
 		t.Fatal("changing a macro a view returned changed the view")
 	}
 
@@ -77,9 +77,21 @@ func TestMacrosLiveInTheCatalog(t *testing.T) {
 		return err
 	})
 	wantKind(t, err, core.AlreadyExists)
+	// A table macro of the same name is another macro (DuckDB keeps the
+	// two kinds apart).
+	commit(t, c, func(tx *core.Transaction) error {
+		_, err := tx.CreateMacro(mainSchema(t, tx), "add_one", []core.MacroImpl{{SQL: "SELECT 1 AS one", Type: "table"}})
+		return err
+	})
+	if s, ok := snap(t, c).MacroByName("main", "scalar", "add_one"); !ok || s.ID != id {
+		t.Fatal("the table macro of the same name replaced the scalar one")
+	}
+	if tm, ok := snap(t, c).MacroByName("main", "table", "add_one"); !ok || tm.ID == id {
+		t.Fatal("the table macro of the scalar one's name is not there")
+	}
 
 	dropped := commit(t, c, func(tx *core.Transaction) error { return tx.DropMacro(id) })
-	if _, ok := snap(t, c).MacroByName("main", "add_one"); ok {
+	if _, ok := snap(t, c).MacroByName("main", "scalar", "add_one"); ok {
 		t.Fatal("the dropped macro is still live")
 	}
 	if sn := snap(t, c).Snapshot(); sn.ID != dropped || sn.ChangesMade != "dropped_scalar_macro:"+strconv.FormatUint(uint64(id), 10) {
@@ -89,7 +101,7 @@ func TestMacrosLiveInTheCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := before.MacroByName("main", "add_one"); !ok {
+	if _, ok := before.MacroByName("main", "scalar", "add_one"); !ok {
 		t.Fatal("time travel to the macro's snapshot does not see it")
 	}
 	d, err := c.Dump(bg)
@@ -223,10 +235,10 @@ func TestMacroRaceOnACommitLog(t *testing.T) {
 		_, err := tx.CreateMacro(mainSchema(t, tx), "m", addOne())
 		return err
 	})
-	if _, err := tx.Commit(bg); !errors.Is(err, core.CommitConflict) || !strings.Contains(err.Error(), "macro main.m") {
+	if _, err := tx.Commit(bg); !errors.Is(err, core.CommitConflict) || !strings.Contains(err.Error(), "created scalar macro main.m") {
 		t.Fatalf("the second create of macro m: %v", err)
 	}
-	if _, ok := snap(t, c2).MacroByName("main", "m"); !ok {
+	if _, ok := snap(t, c2).MacroByName("main", "scalar", "m"); !ok {
 		t.Fatal("the loser does not see the winner's macro")
 	}
 }
@@ -249,7 +261,7 @@ func TestMacroRowsThroughTheRowLevelEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	ro := openRO(t, store, core.CatalogOptions{})
-	if got, ok := snap(t, ro).MacroByName("main", "add_one"); !ok || !reflect.DeepEqual(got, m) {
+	if got, ok := snap(t, ro).MacroByName("main", "scalar", "add_one"); !ok || !reflect.DeepEqual(got, m) {
 		t.Fatalf("the macro a rows commit wrote: %+v, want %+v", got, m)
 	}
 	if _, err := rowsCommit(t, c, func(tx *core.Transaction) error {
@@ -263,7 +275,7 @@ func TestMacroRowsThroughTheRowLevelEntry(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := snap(t, c).MacroByName("main", "add_one"); ok {
+	if _, ok := snap(t, c).MacroByName("main", "scalar", "add_one"); ok {
 		t.Fatal("the end-dated macro is still live")
 	}
 	d, err := c.Dump(bg)

@@ -271,10 +271,6 @@ func (s *CatalogView) nameEntries(slot nameSlot) []nameDirEntry {
 		for name, id := range s.viewByName[SchemaID(slot.parent)] {
 			add(name, uint64(id))
 		}
-	case keys.NameMacro:
-		for name, id := range s.macroByName[SchemaID(slot.parent)] {
-			add(name, uint64(id))
-		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out

@@ -357,10 +357,29 @@ func (t *Transaction) DeleteView(id ViewID, begin SnapshotID, end *SnapshotID) e
 		keys.KindView, liveView, uint64(id))
 }
 
-var liveMacro = liveInSchema(keys.NameMacro,
-	func(s *CatalogView) map[MacroID]*Macro { return s.macros },
-	func(s *CatalogView) map[SchemaID]map[string]MacroID { return s.macroByName },
-	func(e *Macro) (MacroID, SchemaID, string) { return e.ID, e.SchemaID, e.Name })
+// liveMacro keeps a macro's name (macroKey) within its schema; macros are
+// not in the name directory (nothing looks them up through the store).
+var liveMacro = live[Macro]{
+	get: func(t *Transaction, e *Macro) (*Macro, bool) {
+		x, ok := t.next.macros[e.ID]
+		return x, ok
+	},
+	set: func(t *Transaction, e *Macro) {
+		if old, ok := t.next.macros[e.ID]; ok {
+			delete(innerCopy(t, t.next.macroByName, old.SchemaID), macroKey(old.kind(), old.Name))
+		}
+		c := e.clone()
+		t.next.macros[e.ID] = &c
+		innerCopy(t, t.next.macroByName, e.SchemaID)[macroKey(e.kind(), e.Name)] = e.ID
+	},
+	drop: func(t *Transaction, e *Macro) {
+		delete(t.next.macros, e.ID)
+		names := innerCopy(t, t.next.macroByName, e.SchemaID)
+		if k := macroKey(e.kind(), e.Name); names[k] == e.ID {
+			delete(names, k)
+		}
+	},
+}
 
 // PutMacro stages a ducklake_macro row with its implementations and their
 // parameters (ducklake_macro_impl, ducklake_macro_parameters): the macro
@@ -376,8 +395,8 @@ func (t *Transaction) PutMacro(m Macro) error {
 		return err
 	}
 	if m.End == nil {
-		if id, ok := t.next.macroByName[m.SchemaID][m.Name]; ok && id != m.ID {
-			return errorf(AlreadyExists, "macro %q already exists in schema %d (macro %d)", m.Name, m.SchemaID, id)
+		if id, ok := t.next.macroByName[m.SchemaID][macroKey(m.kind(), m.Name)]; ok && id != m.ID {
+			return errorf(AlreadyExists, "%s macro %q already exists in schema %d (macro %d)", m.kind(), m.Name, m.SchemaID, id)
 		}
 	}
 	m = m.clone()

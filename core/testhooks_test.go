@@ -153,11 +153,6 @@ func ExpectedIndexForTest(s *CatalogView, format uint64) map[string]string {
 				slots[nameSlot{keys.NameView, uint64(sid), keys.NameHash(name)}] = true
 			}
 		}
-		for sid, m := range s.macroByName {
-			for name := range m {
-				slots[nameSlot{keys.NameMacro, uint64(sid), keys.NameHash(name)}] = true
-			}
-		}
 		for sl := range slots {
 			if e := s.nameEntries(sl); len(e) > 0 {
 				out[hex.EncodeToString(keys.NameDirHash(sl.kind, sl.parent, sl.hash))] = string(encodeNameDir(e))

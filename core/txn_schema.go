@@ -507,7 +507,8 @@ func macroKind(impls []MacroImpl) (string, error) {
 }
 
 // CreateMacro creates a macro (with its overloads) in a schema. Macro
-// names are their own namespace, apart from tables and views.
+// names are their own namespace, apart from tables and views, and scalar
+// and table macros apart from each other (as DuckDB keeps them).
 func (t *Transaction) CreateMacro(schema SchemaID, name string, impls []MacroImpl) (MacroID, error) {
 	if err := t.needsDuckLake10("a macro"); err != nil {
 		return 0, err
@@ -523,8 +524,8 @@ func (t *Transaction) CreateMacro(schema SchemaID, name string, impls []MacroImp
 	if err != nil {
 		return 0, err
 	}
-	if _, ok := t.next.macroByName[schema][name]; ok {
-		return 0, errorf(AlreadyExists, "a macro named %q already exists in schema %q", name, s.Name)
+	if _, ok := t.next.macroByName[schema][macroKey(kind, name)]; ok {
+		return 0, errorf(AlreadyExists, "a %s macro named %q already exists in schema %q", kind, name, s.Name)
 	}
 	m := &Macro{ID: MacroID(t.allocCatalogID()), Versioned: Versioned{Begin: t.id}, SchemaID: schema, Name: name}
 	for i, im := range impls {
@@ -539,9 +540,8 @@ func (t *Transaction) CreateMacro(schema SchemaID, name string, impls []MacroImp
 		m.Impls = append(m.Impls, im)
 	}
 	t.next.macros[m.ID] = m
-	innerCopy(t, t.next.macroByName, schema)[name] = m.ID
+	innerCopy(t, t.next.macroByName, schema)[macroKey(kind, name)] = m.ID
 	t.put(keys.CurrentMacro(uint64(m.ID)), encodeMacro(m))
-	t.touchName(keys.NameMacro, uint64(schema), name)
 	ch := chCreatedScalarMacro
 	if kind == "table" {
 		ch = chCreatedTableMacro
@@ -563,9 +563,8 @@ func (t *Transaction) DropMacro(id MacroID) error {
 	}
 	delete(t.next.macros, id)
 	names := innerCopy(t, t.next.macroByName, m.SchemaID)
-	delete(names, m.Name)
+	delete(names, macroKey(kind, m.Name))
 	retire(t, m, keys.KindMacro, encodeMacro, uint64(id))
-	t.touchName(keys.NameMacro, uint64(m.SchemaID), m.Name)
 	ch := chDroppedScalarMacro
 	if kind == "table" {
 		ch = chDroppedTableMacro

@@ -34,7 +34,7 @@ type CatalogView struct {
 	views        map[ViewID]*View
 	viewByName   map[SchemaID]map[string]ViewID
 	macros       map[MacroID]*Macro
-	macroByName  map[SchemaID]map[string]MacroID
+	macroByName  map[SchemaID]map[string]MacroID // by macroKey: DuckDB names scalar and table macros apart
 	columns      map[TableID]map[ColumnID]*Column
 	dataFiles    map[TableID]map[DataFileID]*DataFile
 	deleteFiles  map[TableID]map[DeleteFileID]*DeleteFile
@@ -255,13 +255,27 @@ func (s *CatalogView) AllMacros() []Macro {
 	return out
 }
 
-// MacroByName looks a macro up by schema and macro name.
-func (s *CatalogView) MacroByName(schema, macro string) (Macro, bool) {
+// macroKey is a macro's name as its schema holds it: scalar and table
+// macros are apart (DuckDB allows one of each with a name); kind is
+// MacroImpl.Type.
+func macroKey(kind, name string) string { return kind + ":" + name }
+
+// macroKind is the kind of a macro's implementations (all of one kind).
+func (m *Macro) kind() string {
+	if len(m.Impls) == 0 {
+		return ""
+	}
+	return m.Impls[0].Type
+}
+
+// MacroByName looks a macro up by schema, kind ("scalar" or "table") and
+// name.
+func (s *CatalogView) MacroByName(schema, kind, macro string) (Macro, bool) {
 	sid, ok := s.schemaByName[schema]
 	if !ok {
 		return Macro{}, false
 	}
-	id, ok := s.macroByName[sid][macro]
+	id, ok := s.macroByName[sid][macroKey(kind, macro)]
 	if !ok {
 		return Macro{}, false
 	}

@@ -409,7 +409,7 @@ func TestCommitDuckLake10WritesRoundTrip(t *testing.T) {
 	commitAndCompare(t, cat, c)
 	view, err := cat.View(bg)
 	noErr(t, err)
-	m, ok := view.MacroByName("main", "add_one")
+	m, ok := view.MacroByName("main", "scalar", "add_one")
 	if !ok || len(m.Impls) != 1 || len(m.Impls[0].Parameters) != 2 || m.Impls[0].Parameters[0].Name != "a" || *m.Impls[0].Parameters[1].DefaultValue != "1" {
 		t.Fatalf("the macro DuckLake wrote: %+v", m)
 	}
@@ -431,7 +431,7 @@ func TestCommitDuckLake10WritesRoundTrip(t *testing.T) {
 	commitAndCompare(t, cat, c)
 	view, err = cat.View(bg)
 	noErr(t, err)
-	if _, ok := view.MacroByName("main", "add_one"); ok {
+	if _, ok := view.MacroByName("main", "scalar", "add_one"); ok {
 		t.Fatal("the dropped macro is live")
 	}
 	if _, ok := view.Sort(2); ok {

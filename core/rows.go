@@ -399,7 +399,6 @@ func (t *Transaction) PutMacro(m Macro) error {
 			return errorf(AlreadyExists, "%s macro %q already exists in schema %d (macro %d)", m.kind(), m.Name, m.SchemaID, id)
 		}
 	}
-	m = m.clone()
 	return putVersion(t, &m, func() string { return fmt.Sprintf("macro %d", m.ID) }, keys.KindMacro, encodeMacro, liveMacro, uint64(m.ID))
 }
 
@@ -577,7 +576,6 @@ func (t *Transaction) PutSort(st Sort) error {
 	if err := t.checkRows("PutSort"); err != nil {
 		return err
 	}
-	st.Expressions = slices.Clone(st.Expressions)
 	return putVersion(t, &st, func() string { return fmt.Sprintf("sort %d of table %d", st.ID, st.TableID) },
 		keys.KindSort, encodeSort, liveSort, uint64(st.TableID), uint64(st.ID))
 }

@@ -23,21 +23,11 @@ func lakeStore(t *testing.T) *core.Catalog {
 	return c
 }
 
-// pin is a transaction's start: the view at the catalog's head.
+// pin is a transaction's start: the view at the catalog's head (a new
+// lake served as DuckLake 0.3's).
 func pin(t *testing.T, c *core.Catalog) *Changes {
 	t.Helper()
-	var d *core.Dump
-	if c.HasLake() {
-		var err error
-		if d, err = c.Dump(bg); err != nil {
-			t.Fatal(err)
-		}
-	}
-	v, err := NewView(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return NewChanges(v)
+	return pinAs(t, c, Spec03())
 }
 
 // merged is every table a transaction sees, with its rows, normalized for

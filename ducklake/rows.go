@@ -39,16 +39,7 @@ func end(v core.Versioned) any { return optI64(v.End) }
 // createdByDuckLake reports whether DuckLake created the lake (its first
 // ATTACH records the catalog version); what rows.go adds for lakes the Go
 // API wrote is then left out: the rows are DuckLake's, served as given.
-func createdByDuckLake(d *core.Dump) bool {
-	for _, o := range d.Options {
-		if o.Scope == core.ScopeGlobal {
-			if _, ok := o.Values["version"]; ok {
-				return true
-			}
-		}
-	}
-	return false
-}
+func createdByDuckLake(d *core.Dump) bool { return recordedVersion(d) != "" }
 
 // metadataRows builds each metadata table's rows, in the table's fields
 // order (spec.go: 0.3's columns, then 1.0's additions), for the spec the

@@ -6,8 +6,10 @@
 // column names and DuckDB types of DuckLake's metadata-SQL contracts
 // (../shared/ducklake/metadata-sql-contract.txt for 0.3,
 // docs/ducklake-sql/contract-1.0.txt for 1.0), and their rows read from a
-// core.Dump (View; a lake is served as the version it records). Writes
-// (Changes, Commit) take 0.3's tables so far.
+// core.Dump (View; a lake is served as the version it records, a lake
+// recording none as the caller's fallback). Writes (Changes, Commit) take
+// either spec's tables; what 1.0 adds that the catalog does not keep yet
+// (VARIANT statistics, deletion inlining) is refused.
 //
 // It also holds a transaction's writes to those tables: Changes is the
 // write overlay over the View the transaction pinned (deletes, updates and

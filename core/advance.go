@@ -235,8 +235,8 @@ func (a *advancer) endInlinedRows() {
 		list := a.ownInlined(e.table)
 		for ci, c := range list {
 			for ri := range c.rows {
-				if c.rows[ri].RowID != e.row {
-					continue
+				if c.rows[ri].RowID != e.row || c.rows[ri].End != nil {
+					continue // another row, or one whose chunk records its end (endAt)
 				}
 				if !a.ownedChunks[c] {
 					cp := *c
@@ -245,8 +245,7 @@ func (a *advancer) endInlinedRows() {
 					list[ci] = c
 					a.ownedChunks[c] = true
 				}
-				end := e.end
-				c.rows[ri].End = &end
+				c.rows[ri].endAt(e.end)
 			}
 		}
 	}
@@ -335,7 +334,7 @@ func (a *advancer) applyCurrent(k keys.Key, w LogWrite) (bool, error) {
 			m[x.ColumnID] = x
 		}
 		setInner(n.colStats, t, m)
-	case keys.KindInlinedTable:
+	case keys.KindInlinedTable, keys.KindInlinedDeleteTable, keys.KindInlinedFileDelete:
 		// Not part of a head view (load skips them too).
 	default:
 		return false, nil

@@ -750,13 +750,17 @@ func decodeDeleteTarget(b []byte) error {
 // encodeInlineChunk is the value of c's insert-chunk key.
 func encodeInlineChunk(c *chunkState) []byte { return encodeInlineRows(c.rows) }
 
-// encodeInlineRows stores each row's id and values. Row lifetimes are not
-// in the value: the begin snapshot (and a flush's end) are the chunk key's,
-// a deleted row's end is its inline-delete record's.
+// encodeInlineRows stores each row's id, values and end when it has one.
+// The begin snapshot (and a flush's end) are the chunk key's; a row
+// without an end in the value takes the end of its inline-delete record,
+// if any (see InlinedRow.endAt).
 func encodeInlineRows(rows []InlinedRow) []byte {
 	m := &catalogpb.InlineChunk{Rows: make([]*catalogpb.InlineRow, len(rows))}
 	for i, r := range rows {
 		pr := &catalogpb.InlineRow{RowId: r.RowID, Values: make([]*catalogpb.Cell, len(r.Values))}
+		if r.End != nil {
+			pr.EndSnapshot = ptrTo(uint64(*r.End))
+		}
 		for j, v := range r.Values {
 			pr.Values[j] = cellToPB(v)
 		}
@@ -765,8 +769,9 @@ func encodeInlineRows(rows []InlinedRow) []byte {
 	return marshalValue("inline chunk", m)
 }
 
-// decodeInlineChunk returns the chunk's rows with RowID and Values set;
-// the caller sets their lifetimes from the keys.
+// decodeInlineChunk returns the chunk's rows with RowID, Values and the
+// ends the value holds set; the caller sets their begins from the key and
+// the other ends from the inline-delete records.
 func decodeInlineChunk(b []byte) ([]InlinedRow, error) {
 	var m catalogpb.InlineChunk
 	if err := unmarshalValue("inline chunk", b, &m); err != nil {
@@ -778,6 +783,9 @@ func decodeInlineChunk(b []byte) ([]InlinedRow, error) {
 	out := make([]InlinedRow, len(m.GetRows()))
 	for i, r := range m.GetRows() {
 		out[i].RowID = r.GetRowId()
+		if r.EndSnapshot != nil {
+			out[i].End = ptrTo(SnapshotID(r.GetEndSnapshot()))
+		}
 		if len(r.GetValues()) == 0 {
 			continue
 		}
@@ -864,6 +872,36 @@ func decodeInlinedTable(b []byte) (*InlinedTable, error) {
 		t.Columns = append(t.Columns, InlinedColumn{Name: c.GetName(), Type: c.GetType()})
 	}
 	return t, nil
+}
+
+// encodeInlinedDeleteTable and decodeInlinedDeleteTable are
+// InlinedDeleteTableValue.
+func encodeInlinedDeleteTable(t *InlinedDeleteTable) []byte {
+	return marshalValue("inlined delete table", &catalogpb.InlinedDeleteTableValue{TableId: uint64(t.TableID), TableName: t.Name})
+}
+
+func decodeInlinedDeleteTable(b []byte) (*InlinedDeleteTable, error) {
+	var m catalogpb.InlinedDeleteTableValue
+	if err := unmarshalValue("inlined delete table", b, &m); err != nil {
+		return nil, err
+	}
+	return &InlinedDeleteTable{TableID: TableID(m.GetTableId()), Name: m.GetTableName()}, nil
+}
+
+// encodeInlinedFileDelete and decodeInlinedFileDelete are
+// InlinedFileDeleteValue.
+func encodeInlinedFileDelete(d *InlinedFileDelete) []byte {
+	return marshalValue("inlined file delete", &catalogpb.InlinedFileDeleteValue{TableId: uint64(d.TableID),
+		DataFileId: uint64(d.DataFileID), RowId: d.RowID, BeginSnapshot: uint64(d.Begin)})
+}
+
+func decodeInlinedFileDelete(b []byte) (*InlinedFileDelete, error) {
+	var m catalogpb.InlinedFileDeleteValue
+	if err := unmarshalValue("inlined file delete", b, &m); err != nil {
+		return nil, err
+	}
+	return &InlinedFileDelete{TableID: TableID(m.GetTableId()), DataFileID: DataFileID(m.GetDataFileId()),
+		RowID: m.GetRowId(), Begin: SnapshotID(m.GetBeginSnapshot())}, nil
 }
 
 // encodeInlineDelete is an inline delete's value: the snapshot that

@@ -285,7 +285,7 @@ func (g gen) value() Value {
 // value's, so they are left zero.
 func (g gen) inlineRows() []InlinedRow {
 	return genSlice(g, func() InlinedRow {
-		return InlinedRow{RowID: g.u64(), Values: genSlice(g, g.value)}
+		return InlinedRow{RowID: g.u64(), Versioned: Versioned{End: optNum[SnapshotID](g)}, Values: genSlice(g, g.value)}
 	})
 }
 
@@ -434,6 +434,12 @@ func TestCodecRoundTripRecords(t *testing.T) {
 	roundTrip(t, "inline delete", codecRounds, func() *endBox { return &endBox{SnapshotID(g.u64())} },
 		func(b *endBox) []byte { return encodeInlineDelete(b.V) },
 		func(v []byte) (*endBox, error) { x, err := decodeInlineDelete(v); return &endBox{x}, err }, nil)
+	roundTrip(t, "inlined delete table", codecRounds, func() *InlinedDeleteTable {
+		return &InlinedDeleteTable{TableID: TableID(g.u64()), Name: g.str()}
+	}, encodeInlinedDeleteTable, decodeInlinedDeleteTable, nil)
+	roundTrip(t, "inlined file delete", codecRounds, func() *InlinedFileDelete {
+		return &InlinedFileDelete{TableID: TableID(g.u64()), DataFileID: DataFileID(g.u64()), RowID: g.u64(), Begin: SnapshotID(g.u64())}
+	}, encodeInlinedFileDelete, decodeInlinedFileDelete, nil)
 	type keysBox struct{ V [][]byte }
 	roundTrip(t, "changelog", codecRounds, func() *keysBox {
 		return &keysBox{genSlice(g, func() []byte { return []byte(g.str() + "k") })}
@@ -461,7 +467,7 @@ func TestCodecInlineChunk(t *testing.T) {
 	i, u, f, b, s := int64(-3), uint64(4), math.NaN(), true, "x"
 	rows := []InlinedRow{
 		{RowID: 10, Versioned: Versioned{Begin: 7}, Values: []Value{{}, {Int: &i}, {Uint: &u}, {Float: &f}, {Bool: &b}, {String: &s}, {Bytes: []byte{}}, {Bytes: []byte{0}}}},
-		{RowID: 11, Versioned: Versioned{Begin: 7}},
+		{RowID: 11, Versioned: Versioned{Begin: 7, End: ptrTo(SnapshotID(9))}},
 	}
 	got, err := decodeInlineChunk(encodeInlineChunk(&chunkState{rows: rows}))
 	if err != nil {
@@ -470,8 +476,8 @@ func TestCodecInlineChunk(t *testing.T) {
 	if len(got) != 2 || got[0].RowID != 10 || got[1].RowID != 11 || got[1].Values != nil {
 		t.Fatalf("rows = %+v", got)
 	}
-	if got[0].Begin != 0 || got[0].End != nil {
-		t.Fatalf("lifetimes are the keys', the value has none: %+v", got[0].Versioned)
+	if got[0].Begin != 0 || got[0].End != nil || got[1].End == nil || *got[1].End != 9 {
+		t.Fatalf("a row's begin is the key's, its end the value's when it has one: %+v, %+v", got[0].Versioned, got[1].Versioned)
 	}
 	v := got[0].Values
 	if !v[0].IsNull() || *v[1].Int != -3 || *v[2].Uint != 4 || !math.IsNaN(*v[3].Float) || !*v[4].Bool || *v[5].String != "x" {
@@ -546,6 +552,14 @@ func TestCodecGolden(t *testing.T) {
 			"1206" + hex.EncodeToString([]byte("duckdb")) + "1a03" + hex.EncodeToString([]byte("(a)")) + "2206" + hex.EncodeToString([]byte("scalar")) +
 			"2a12" + // 5 parameters: one of 18 bytes (column_id 0 omitted)
 			"120161" + "1a07" + hex.EncodeToString([]byte("unknown")) + "2204" + hex.EncodeToString([]byte("NULL")),
+		},
+		{"inline chunk row with its end", encodeInlineRows([]InlinedRow{{RowID: 3, Versioned: Versioned{End: ptrTo(SnapshotID(6))}}}), "" +
+			"4d524e4500" +
+			"0a04" + "0803" + "1806", // 1 rows: one of 4 bytes (1 row_id 3, 3 end_snapshot 6)
+		},
+		{"inlined file delete", encodeInlinedFileDelete(&InlinedFileDelete{TableID: 2, DataFileID: 5, RowID: 99, Begin: 8}), "" +
+			"4d524e4500" +
+			"0802" + "1005" + "1863" + "2008", // 1 table_id 2, 2 data_file_id 5, 3 row_id 99, 4 begin_snapshot 8
 		},
 		{"table ended at 0", encodeTable(ended), "" +
 			"4d524e4500" +
@@ -749,6 +763,8 @@ func FuzzCodecDecode(f *testing.F) {
 		fuzzOne(t, b, decodeHead, encodeHead)
 		fuzzOne(t, b, decodeMigration, encodeMigration)
 		fuzzOne(t, b, decodeMaintenanceStatus, encodeMaintenanceStatus)
+		fuzzOne(t, b, decodeInlinedDeleteTable, encodeInlinedDeleteTable)
+		fuzzOne(t, b, decodeInlinedFileDelete, encodeInlinedFileDelete)
 		type rowsBox struct{ V []InlinedRow }
 		fuzzOne(t, b, func(v []byte) (*rowsBox, error) { x, err := decodeInlineChunk(v); return &rowsBox{x}, err },
 			func(r *rowsBox) []byte { return encodeInlineRows(r.V) })

@@ -59,6 +59,11 @@ type Dump struct {
 	// InlinedTables are the inlined-data tables DuckLake created, by table
 	// and schema version (empty for lakes the Go API wrote).
 	InlinedTables []InlinedTable
+	// InlinedDeleteTables are the ducklake_inlined_delete_<table> tables
+	// DuckLake 1.0 created, by table; InlinedFileDeletes their rows, by
+	// table, data file and row id.
+	InlinedDeleteTables []InlinedDeleteTable
+	InlinedFileDeletes  []InlinedFileDelete
 }
 
 // Dump reads every version of the catalog's metadata rows at the head, in
@@ -241,6 +246,18 @@ func readDump(ctx context.Context, kv kvReader, at *SnapshotID) (*Dump, error) {
 				d.InlinedTables = append(d.InlinedTables, *x)
 			}
 			return err
+		case keys.KindInlinedDeleteTable:
+			x, err := decodeInlinedDeleteTable(value)
+			if err == nil {
+				d.InlinedDeleteTables = append(d.InlinedDeleteTables, *x)
+			}
+			return err
+		case keys.KindInlinedFileDelete:
+			x, err := decodeInlinedFileDelete(value)
+			if err == nil && (f.at == nil || x.Begin <= *f.at) {
+				d.InlinedFileDeletes = append(d.InlinedFileDeletes, *x)
+			}
+			return err
 		}
 		return nil
 	}
@@ -370,10 +387,8 @@ func dumpInlined(ctx context.Context, kv kvReader, f dumpFilter) ([]InlinedRows,
 	for _, c := range chunks {
 		for _, r := range c.rows {
 			r.Begin = c.begin
-			r.End = nil
 			if e, ok := deleted[rowKey{c.table, r.RowID}]; ok {
-				e := e
-				r.End = &e
+				r.endAt(e)
 			}
 			if c.archivedAt != nil && (r.End == nil || *c.archivedAt < *r.End) {
 				a := *c.archivedAt

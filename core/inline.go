@@ -21,6 +21,17 @@ type chunkState struct {
 	archivedAt    *SnapshotID // set when a flush ended the chunk
 }
 
+// endAt ends r at e, an inline-delete record's end, unless r's chunk
+// records r's end itself (from format 13 a row written through
+// ducklake_inlined_data_* does: DuckLake 1.0 inserts a row's new version
+// under the same row id, which a record keyed by row id cannot tell
+// apart).
+func (r *InlinedRow) endAt(e SnapshotID) {
+	if r.End == nil {
+		r.End = &e
+	}
+}
+
 // compareChunks orders one table's chunks as views keep them: by begin
 // snapshot, then sequence (then schema version, which never ties in
 // practice but makes the order total).

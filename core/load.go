@@ -344,8 +344,7 @@ func loadInlined(ctx context.Context, kv kvReader, s *CatalogView, target Snapsh
 	for _, c := range chunks {
 		for i := range c.rows {
 			if e, ok := ends[c.table][c.rows[i].RowID]; ok {
-				e := e
-				c.rows[i].End = &e
+				c.rows[i].endAt(e)
 			}
 		}
 		list = append(list, c)

@@ -371,6 +371,23 @@ type InlinedTable struct {
 	Listed        bool
 }
 
+// InlinedDeleteTable is ducklake_inlined_delete_<table> as DuckLake 1.0
+// created it: the table deletes of rows of TableID's data files are
+// inlined into (deletion inlining) instead of delete files.
+type InlinedDeleteTable struct {
+	TableID TableID
+	Name    string
+}
+
+// InlinedFileDelete is one row of ducklake_inlined_delete_<table>: row
+// RowID of data file DataFileID, deleted at snapshot Begin.
+type InlinedFileDelete struct {
+	TableID    TableID
+	DataFileID DataFileID
+	RowID      uint64
+	Begin      SnapshotID
+}
+
 // InlinedRows groups a table's inlined rows written under one schema
 // version (the columns the values follow).
 type InlinedRows struct {

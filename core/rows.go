@@ -31,6 +31,9 @@ type rowsState struct {
 	// ownedInlined marks the tables whose t.next.inlined slice this
 	// transaction already copied from the base (and may modify in place).
 	ownedInlined map[TableID]bool
+	// rowVersions counts a table's inlined rows by row id, built on first
+	// use (otherVersionOf) and kept by setInlinedChunk.
+	rowVersions map[TableID]map[uint64]int
 }
 
 // BeginRows starts a transaction that stages DuckLake's rows as given,
@@ -774,10 +777,66 @@ func (t *Transaction) DeleteInlinedTable(table TableID, schemaVersion uint64) er
 	return nil
 }
 
+// PutInlinedDeleteTable stages ducklake_inlined_delete_<table> as DuckLake
+// 1.0 created it (format 13).
+func (t *Transaction) PutInlinedDeleteTable(it InlinedDeleteTable) error {
+	if err := t.checkRows("PutInlinedDeleteTable"); err != nil {
+		return err
+	}
+	if err := t.needsDuckLake10("an inlined-deletion table"); err != nil {
+		return err
+	}
+	if it.Name == "" {
+		return errorf(InvalidArgument, "the inlined-deletion table of table %d has no name", it.TableID)
+	}
+	t.put(keys.CurrentInlinedDeleteTable(uint64(it.TableID)), encodeInlinedDeleteTable(&it))
+	return nil
+}
+
+// DeleteInlinedDeleteTable removes ducklake_inlined_delete_<table>'s
+// definition (its rows are removed one by one).
+func (t *Transaction) DeleteInlinedDeleteTable(table TableID) error {
+	if err := t.checkRows("DeleteInlinedDeleteTable"); err != nil {
+		return err
+	}
+	t.del(keys.CurrentInlinedDeleteTable(uint64(table)))
+	return nil
+}
+
+// PutInlinedFileDelete stages one row of ducklake_inlined_delete_<table>
+// as given (format 13).
+func (t *Transaction) PutInlinedFileDelete(d InlinedFileDelete) error {
+	if err := t.checkRows("PutInlinedFileDelete"); err != nil {
+		return err
+	}
+	if err := t.needsDuckLake10("an inlined deletion"); err != nil {
+		return err
+	}
+	if d.Begin > t.id {
+		return errorf(InvalidArgument, "inlined deletion of row %d of data file %d (table %d): begin_snapshot %d is after the snapshot this commit mints (%d)", d.RowID, d.DataFileID, d.TableID, d.Begin, t.id)
+	}
+	t.put(keys.CurrentInlinedFileDelete(uint64(d.TableID), uint64(d.DataFileID), d.RowID), encodeInlinedFileDelete(&d))
+	return nil
+}
+
+// DeleteInlinedFileDelete removes one row of ducklake_inlined_delete_<table>
+// (DuckLake removes them once it wrote them out as delete files).
+func (t *Transaction) DeleteInlinedFileDelete(table TableID, file DataFileID, rowID uint64) error {
+	if err := t.checkRows("DeleteInlinedFileDelete"); err != nil {
+		return err
+	}
+	t.del(keys.CurrentInlinedFileDelete(uint64(table), uint64(file), rowID))
+	return nil
+}
+
 // PutInlinedRow stages one row of ducklake_inlined_data_<table>_<version>
 // as given: its row id, lifetime and values. A row is stored alone (one row
 // per chunk, the chunk's sequence being the row id), so rows can be ended
-// or removed one by one.
+// or removed one by one. A row is known by its row id and begin snapshot:
+// DuckLake 1.0 ends a row it updates and inserts the new version under the
+// same row id. From format 13 the chunk records the row's end; below, an
+// inline-delete record keyed by row id does (DuckLake 0.3 never reuses a
+// row id).
 func (t *Transaction) PutInlinedRow(table TableID, schemaVersion uint64, r InlinedRow) error {
 	if err := t.checkRows("PutInlinedRow"); err != nil {
 		return err
@@ -792,11 +851,17 @@ func (t *Transaction) PutInlinedRow(table TableID, schemaVersion uint64, r Inlin
 	}
 	c := &chunkState{table: table, schemaVersion: schemaVersion, begin: r.Begin, seq: r.RowID,
 		rows: []InlinedRow{{RowID: r.RowID, Versioned: Versioned{Begin: r.Begin}, Values: slices.Clone(r.Values)}}}
-	t.put(keys.InlineLiveInsert(uint64(table), schemaVersion, uint64(r.Begin), r.RowID), encodeInlineChunk(c))
 	if r.End != nil {
-		t.put(keys.InlineLiveDelete(uint64(table), r.RowID), encodeInlineDelete(*r.End))
 		c.rows[0].End = ptrTo(*r.End)
-	} else {
+	}
+	t.put(keys.InlineLiveInsert(uint64(table), schemaVersion, uint64(r.Begin), r.RowID), encodeInlineChunk(c))
+	switch {
+	case hasDuckLake10(t.format):
+		// The chunk records the end; a record by row id would end every
+		// version of the row.
+	case r.End != nil:
+		t.put(keys.InlineLiveDelete(uint64(table), r.RowID), encodeInlineDelete(*r.End))
+	default:
 		t.del(keys.InlineLiveDelete(uint64(table), r.RowID))
 	}
 	t.setInlinedChunk(table, schemaVersion, r.Begin, r.RowID, c)
@@ -820,13 +885,20 @@ func (t *Transaction) setInlinedChunk(table TableID, schemaVersion uint64, begin
 		}
 		t.rows.ownedInlined[table] = true
 	}
+	counts := t.rows.rowVersions[table]
 	switch {
 	case c == nil:
 		chunks = slices.Delete(chunks, i, i+1)
+		if counts != nil {
+			counts[rowID]--
+		}
 	case found:
 		chunks[i] = c
 	default:
 		chunks = slices.Insert(chunks, i, c)
+		if counts != nil {
+			counts[rowID]++
+		}
 	}
 	if len(chunks) == 0 {
 		delete(t.next.inlined, table)
@@ -842,9 +914,35 @@ func (t *Transaction) DeleteInlinedRow(table TableID, schemaVersion uint64, rowI
 		return err
 	}
 	t.del(keys.InlineLiveInsert(uint64(table), schemaVersion, uint64(begin), rowID))
-	t.del(keys.InlineLiveDelete(uint64(table), rowID))
+	if !hasDuckLake10(t.format) || !t.otherVersionOf(table, schemaVersion, begin, rowID) {
+		t.del(keys.InlineLiveDelete(uint64(table), rowID))
+	}
 	t.setInlinedChunk(table, schemaVersion, begin, rowID, nil)
 	return nil
+}
+
+// otherVersionOf reports whether table holds a row with rowID besides the
+// one of schemaVersion that began at begin: a delete record by row id may
+// be that row's.
+func (t *Transaction) otherVersionOf(table TableID, schemaVersion uint64, begin SnapshotID, rowID uint64) bool {
+	counts := t.rows.rowVersions[table]
+	if counts == nil {
+		counts = map[uint64]int{}
+		for _, c := range t.next.inlined[table] {
+			for _, r := range c.rows {
+				counts[r.RowID]++
+			}
+		}
+		if t.rows.rowVersions == nil {
+			t.rows.rowVersions = map[TableID]map[uint64]int{}
+		}
+		t.rows.rowVersions[table] = counts
+	}
+	n := counts[rowID]
+	if i, found := slices.BinarySearchFunc(t.next.inlined[table], &chunkState{schemaVersion: schemaVersion, begin: begin, seq: rowID}, compareChunks); found && len(t.next.inlined[table][i].rows) > 0 {
+		n-- // the row itself, still staged
+	}
+	return n > 0
 }
 
 // finishRows stages the snapshot record (as given), the genesis records of

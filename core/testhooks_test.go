@@ -133,6 +133,19 @@ func IndexKeysForTest(ctx context.Context, store objstore.Store, path string) (m
 	return out, err
 }
 
+// ScanForTest calls fn with every key of the catalog, described
+// (keys.Describe).
+func ScanForTest(ctx context.Context, store objstore.Store, fn func(key string)) error {
+	return withReader(ctx, store, "", func(kv kvReader) error {
+		it := kv.Scan(ctx, nil, nil)
+		defer it.Close()
+		for it.Next() {
+			fn(keys.Describe(it.Key()))
+		}
+		return it.Err()
+	})
+}
+
 // ExpectedIndexForTest derives, from a head materialization, the index
 // entries a catalog at format keeps: the name directory (11+) and the
 // delete-file targets (12+).

@@ -397,11 +397,21 @@ int32_t moraine_txn_update(moraine_txn txn, const char *table, const int64_t *ro
  * ducklake_inlined_data_<table id>_<schema version> table (row_id,
  * begin_snapshot, end_snapshot BIGINT, then columns of any DuckDB type,
  * each type as DuckDB spells it, e.g. LogicalType::ToString(); no
- * constraint). With if_not_exists an existing table of that name is left
+ * constraint) or, on a DuckLake 1.0 lake, a ducklake_inlined_delete_<table
+ * id> table (file_id, row_id, begin_snapshot BIGINT). With if_not_exists an existing table of that name is left
  * alone; without, it is MORAINE_ALREADY_EXISTS. Any other table is
  * MORAINE_UNSUPPORTED. The next moraine_txn_tables lists it. */
 int32_t moraine_txn_create_table(moraine_txn txn, const moraine_table_def *def, bool if_not_exists,
                                  moraine_error *err);
+
+/* Drops a table in the transaction: an inlined-data table
+ * (ducklake_inlined_data_<table id>_<schema version>) or, on a DuckLake
+ * 1.0 lake, an inlined-deletion table (ducklake_inlined_delete_<table
+ * id>), with its rows. name is borrowed for the call. With if_exists a
+ * table that does not exist is left alone; without, it is
+ * MORAINE_NOT_FOUND. DuckLake's metadata tables are MORAINE_UNSUPPORTED.
+ * The next moraine_txn_tables no longer lists it. */
+int32_t moraine_txn_drop_table(moraine_txn txn, const char *name, bool if_exists, moraine_error *err);
 
 /* Commits the transaction's writes as one commit against its head (a
  * transaction that wrote nothing commits nothing and makes no request). A

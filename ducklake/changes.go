@@ -52,13 +52,14 @@ type Changes struct {
 	mu      sync.Mutex
 	created []*Table          // in creation order
 	byName  map[string]*Table // created tables by lower-cased name
+	dropped map[*Table]bool   // tables of the view dropped
 	tables  map[*Table]*TableChanges
 	order   []*TableChanges // in the order of each table's first change
 }
 
 // NewChanges starts an empty change set over v.
 func NewChanges(v *View) *Changes {
-	return &Changes{view: v, byName: map[string]*Table{}, tables: map[*Table]*TableChanges{}}
+	return &Changes{view: v, byName: map[string]*Table{}, dropped: map[*Table]bool{}, tables: map[*Table]*TableChanges{}}
 }
 
 // View is the view the changes are over.
@@ -72,7 +73,7 @@ func (c *Changes) Empty() bool {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.created) > 0 {
+	if len(c.created) > 0 || len(c.dropped) > 0 {
 		return false
 	}
 	for _, tc := range c.order {
@@ -83,12 +84,18 @@ func (c *Changes) Empty() bool {
 	return true
 }
 
-// Tables lists the tables the transaction sees: the view's, then those it
-// created, in creation order.
+// Tables lists the tables the transaction sees: the view's it did not
+// drop, then those it created, in creation order.
 func (c *Changes) Tables() []*Table {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append(slices.Clip(c.view.Tables()), c.created...)
+	var out []*Table
+	for _, t := range c.view.Tables() {
+		if !c.dropped[t] {
+			out = append(out, t)
+		}
+	}
+	return append(out, c.created...)
 }
 
 // Lookup finds a table the transaction sees by name, case-insensitively;
@@ -100,7 +107,7 @@ func (c *Changes) Lookup(name string) *Table {
 }
 
 func (c *Changes) lookup(name string) *Table {
-	if t := c.view.Lookup(name); t != nil {
+	if t := c.view.Lookup(name); t != nil && !c.dropped[t] {
 		return t
 	}
 	return c.byName[strings.ToLower(name)]
@@ -635,8 +642,16 @@ func (c *Changes) CreateTable(def *Table, ifNotExists bool) (bool, error) {
 		if t, err = inlinedDefinition(def, id, sv); err != nil {
 			return false, err
 		}
+	} else if id, ok := parseInlinedDeleteTableName(def.Name); ok && c.view.spec != spec03 {
+		if !c.view.HasLake() {
+			return false, &core.Error{Kind: core.Unsupported, Msg: fmt.Sprintf("CREATE TABLE %s: the store holds no lake yet (create DuckLake's metadata tables first)", def.Name)}
+		}
+		if err := sameColumns(def, inlinedDeleteColumns); err != nil {
+			return false, err
+		}
+		t = inlinedDeleteTable(id)
 	} else {
-		return false, &core.Error{Kind: core.Unsupported, Msg: fmt.Sprintf("CREATE TABLE %s: moraine serves DuckLake's metadata tables only (DuckLake %s's %d ducklake_* tables, created when a lake is, and ducklake_inlined_data_<table id>_<schema version>)", def.Name, c.view.spec.Version, len(c.view.spec.tables))}
+		return false, &core.Error{Kind: core.Unsupported, Msg: fmt.Sprintf("CREATE TABLE %s: moraine serves DuckLake's metadata tables only (DuckLake %s's %d ducklake_* tables, created when a lake is, %s)", def.Name, c.view.spec.Version, len(c.view.spec.tables), c.view.spec.extraTables())}
 	}
 	c.created = append(c.created, t)
 	c.byName[strings.ToLower(t.Name)] = t
@@ -644,6 +659,104 @@ func (c *Changes) CreateTable(def *Table, ifNotExists bool) (bool, error) {
 	c.tables[t] = tc
 	c.order = append(c.order, tc)
 	return true, nil
+}
+
+// DropTable drops a table DuckLake may drop, and reports whether it did:
+// an inlined-data or inlined-deletion table, with its rows (DuckLake drops
+// those of a table its cleanup removed, and inlined-data tables a flush
+// left behind). With ifExists, a table that does not exist is left alone
+// (false, nil); without, it is core.NotFound. DuckLake's metadata tables
+// are never dropped (core.Unsupported).
+func (c *Changes) DropTable(name string, ifExists bool) (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.lookup(name)
+	if t == nil {
+		if ifExists {
+			return false, nil
+		}
+		return false, &core.Error{Kind: core.NotFound, Msg: fmt.Sprintf("Table with name %s does not exist!", name)}
+	}
+	if t.Inlined == nil && t.InlinedDeletes == nil {
+		return false, &core.Error{Kind: core.Unsupported, Msg: fmt.Sprintf("DROP TABLE %s: DuckLake's metadata tables are never dropped (moraine drops inlined-data and inlined-deletion tables only)", t.Name)}
+	}
+	_, tc, err := c.table(name)
+	if err != nil {
+		return false, err
+	}
+	c.commitTable(tc)
+	for id := range tc.base {
+		tc.deleted[int64(id)] = true
+	}
+	clear(tc.updated)
+	clear(tc.inserted)
+	tc.live, tc.keys = 0, nil
+	if i := slices.Index(c.created, t); i >= 0 {
+		c.created = slices.Delete(c.created, i, i+1)
+		delete(c.byName, strings.ToLower(t.Name))
+	} else {
+		c.dropped[t] = true
+	}
+	return true, nil
+}
+
+// Dropped lists the tables of the view the transaction dropped.
+func (c *Changes) Dropped() []*Table {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []*Table
+	for _, t := range c.view.Tables() {
+		if c.dropped[t] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// sameColumns checks a CREATE TABLE of a table whose columns are fixed:
+// names (in any case) and types as given, no constraint.
+func sameColumns(def *Table, want []Column) error {
+	refuse := func(format string, args ...any) error {
+		return &core.Error{Kind: core.Unsupported, Msg: fmt.Sprintf("CREATE TABLE %s: ", def.Name) + fmt.Sprintf(format, args...)}
+	}
+	if len(def.Columns) != len(want) {
+		return refuse("%d columns; the table has %d (%s)", len(def.Columns), len(want), columnList(want))
+	}
+	for i, c := range def.Columns {
+		if !strings.EqualFold(c.Name, want[i].Name) || !strings.EqualFold(strings.TrimSpace(c.Type), want[i].Type) {
+			return refuse("column %d is %s %s; the table's is %s %s", i+1, c.Name, c.Type, want[i].Name, want[i].Type)
+		}
+		if c.NotNull {
+			return refuse("column %s is NOT NULL; the table takes no constraint", c.Name)
+		}
+	}
+	if def.PrimaryKey >= 0 {
+		return refuse("a PRIMARY KEY; the table takes no constraint")
+	}
+	return nil
+}
+
+func columnList(cols []Column) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = c.Name + " " + c.Type
+	}
+	return strings.Join(parts, ", ")
+}
+
+// parseInlinedDeleteTableName reads ducklake_inlined_delete_<table>, in the
+// form InlinedDeleteTableName writes (any case).
+func parseInlinedDeleteTableName(name string) (uint64, bool) {
+	lower := strings.ToLower(name)
+	rest, found := strings.CutPrefix(lower, InlinedDeletePrefix)
+	if !found {
+		return 0, false
+	}
+	id, err := strconv.ParseUint(rest, 10, 64)
+	if err != nil || InlinedDeleteTableName(id) != lower {
+		return 0, false
+	}
+	return id, true
 }
 
 // sameDefinition checks a CREATE TABLE of a metadata table against its

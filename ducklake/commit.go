@@ -90,6 +90,9 @@ func (c *Changes) committed(head core.Head) (*View, error) {
 		v.byName[strings.ToLower(t.Name)] = t
 	}
 	for _, tc := range c.Changed() {
+		if c.Lookup(tc.Table().Name) != tc.Table() {
+			continue // dropped
+		}
 		set, err := c.Rows(tc.Table())
 		if err != nil {
 			return nil, err
@@ -126,7 +129,7 @@ func stage(tx *core.Transaction, c *Changes) error {
 	}
 	steps := []func(){s.snapshots, s.schemas, s.tables, s.views, s.columns, s.dataFiles, s.deleteFiles,
 		s.fileColumnStats, s.tableStats, s.tableColumnStats, s.partitions, s.tags, s.options, s.gcFiles, s.mappings,
-		s.schemaVersions, s.inlinedTables, s.inlinedRows, s.sorts, s.macros, s.variantStats}
+		s.schemaVersions, s.inlinedTables, s.inlinedRows, s.inlinedDeletes, s.sorts, s.macros, s.variantStats}
 	for _, step := range steps {
 		if s.err != nil {
 			break
@@ -775,9 +778,16 @@ func (s *stager) inlinedTables() {
 	key := keyOf("table_id", "schema_version")
 	keys := map[string]bool{}
 	s.touched("ducklake_inlined_data_tables", key, keys)
+	dropped := map[string]bool{}
 	for _, t := range s.c.Created() {
 		if it := t.Inlined; it != nil {
 			keys[strconv.FormatUint(it.TableID, 10)+"/"+strconv.FormatUint(it.SchemaVersion, 10)] = true
+		}
+	}
+	for _, t := range s.c.Dropped() {
+		if it := t.Inlined; it != nil {
+			k := strconv.FormatUint(it.TableID, 10) + "/" + strconv.FormatUint(it.SchemaVersion, 10)
+			keys[k], dropped[k] = true, true
 		}
 	}
 	if len(keys) == 0 {
@@ -802,7 +812,7 @@ func (s *stager) inlinedTables() {
 			name = l.s("table_name")
 		}
 		if def == nil {
-			if _, had := wasListed[k]; had && !has {
+			if _, had := wasListed[k]; (had || dropped[k]) && !has {
 				s.fail(s.tx.DeleteInlinedTable(core.TableID(tid), sv))
 			} else if has {
 				s.fail(unsupported("ducklake_inlined_data_tables lists %s, which does not exist", name))
@@ -818,7 +828,7 @@ func (s *stager) inlinedTables() {
 }
 
 // inlinedRows: the rows of every inlined-data table the transaction wrote
-// to, by row id.
+// to, by row id and begin snapshot.
 func (s *stager) inlinedRows() {
 	names := make([]string, 0, len(s.changed))
 	for name := range s.changed {
@@ -844,41 +854,84 @@ func (s *stager) inlinedRows() {
 			}
 			return out, err
 		}
-		index := func(all [][]any) map[uint64]core.InlinedRow {
-			out := map[uint64]core.InlinedRow{}
+		// A row is known by its row id and begin snapshot: DuckLake 1.0
+		// ends a row it updates and inserts the new version under the
+		// same row id.
+		index := func(all [][]any) map[[2]uint64]core.InlinedRow {
+			out := map[[2]uint64]core.InlinedRow{}
 			for _, cells := range all {
 				r, err := inlinedRowOf(cells)
 				s.fail(err)
-				if _, dup := out[r.RowID]; dup {
-					s.fail(unsupported("%s holds row_id %d twice", t.Name, r.RowID))
+				k := [2]uint64{r.RowID, uint64(r.Begin)}
+				if _, dup := out[k]; dup {
+					s.fail(unsupported("%s holds row_id %d with begin_snapshot %d twice", t.Name, r.RowID, r.Begin))
 				}
-				out[r.RowID] = r
+				out[k] = r
 			}
 			return out
 		}
 		old, nu := index(s.rowsOf(name, before)), index(s.rowsOf(name, after))
-		rowIDs := make([]uint64, 0, len(old)+len(nu))
-		for id := range old {
-			rowIDs = append(rowIDs, id)
-		}
-		for id := range nu {
-			if _, ok := old[id]; !ok {
-				rowIDs = append(rowIDs, id)
+		for _, k := range slices.SortedFunc(maps.Keys(old), cmpPair) {
+			if _, ok := nu[k]; !ok {
+				s.fail(s.tx.DeleteInlinedRow(core.TableID(tid), sv, k[0], core.SnapshotID(k[1])))
 			}
 		}
-		slices.Sort(rowIDs)
-		for _, id := range rowIDs {
-			o, had := old[id]
-			n, has := nu[id]
-			switch {
-			case had && (!has || o.Begin != n.Begin):
-				s.fail(s.tx.DeleteInlinedRow(core.TableID(tid), sv, id, o.Begin))
-				if has {
-					s.fail(s.tx.PutInlinedRow(core.TableID(tid), sv, n))
-				}
-			case has && (!had || !reflect.DeepEqual(o, n)):
-				s.fail(s.tx.PutInlinedRow(core.TableID(tid), sv, n))
+		for _, k := range slices.SortedFunc(maps.Keys(nu), cmpPair) {
+			if o, ok := old[k]; !ok || !reflect.DeepEqual(o, nu[k]) {
+				s.fail(s.tx.PutInlinedRow(core.TableID(tid), sv, nu[k]))
 			}
 		}
 	}
 }
+
+// inlinedDeletes: the inlined-deletion tables the transaction created or
+// dropped, and the rows it wrote to them, by data file and row id.
+func (s *stager) inlinedDeletes() {
+	for _, t := range s.c.Created() {
+		if it := t.InlinedDeletes; it != nil {
+			s.fail(s.tx.PutInlinedDeleteTable(core.InlinedDeleteTable{TableID: core.TableID(it.TableID), Name: t.Name}))
+		}
+	}
+	for _, t := range s.c.Dropped() {
+		if it := t.InlinedDeletes; it != nil {
+			s.fail(s.tx.DeleteInlinedDeleteTable(core.TableID(it.TableID)))
+		}
+	}
+	names := make([]string, 0, len(s.changed))
+	for name, tc := range s.changed {
+		if tc.Table().InlinedDeletes != nil {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		t := s.changed[name].Table()
+		table := core.TableID(t.InlinedDeletes.TableID)
+		index := func(all [][]any) map[[2]uint64]core.InlinedFileDelete {
+			out := map[[2]uint64]core.InlinedFileDelete{}
+			for _, cells := range all {
+				r := rowOf(t, cells, &s.err)
+				d := core.InlinedFileDelete{TableID: table, DataFileID: core.DataFileID(r.u("file_id")), RowID: r.u("row_id"), Begin: core.SnapshotID(r.u("begin_snapshot"))}
+				k := [2]uint64{uint64(d.DataFileID), d.RowID}
+				if _, dup := out[k]; dup {
+					s.fail(unsupported("%s holds row %d of data file %d twice", t.Name, d.RowID, d.DataFileID))
+				}
+				out[k] = d
+			}
+			return out
+		}
+		old, nu := index(s.rowsOf(name, before)), index(s.rowsOf(name, after))
+		for _, k := range slices.SortedFunc(maps.Keys(old), cmpPair) {
+			if _, ok := nu[k]; !ok {
+				s.fail(s.tx.DeleteInlinedFileDelete(table, core.DataFileID(k[0]), k[1]))
+			}
+		}
+		for _, k := range slices.SortedFunc(maps.Keys(nu), cmpPair) {
+			if o, ok := old[k]; !ok || o != nu[k] {
+				s.fail(s.tx.PutInlinedFileDelete(nu[k]))
+			}
+		}
+	}
+}
+
+func cmpPair(a, b [2]uint64) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) }

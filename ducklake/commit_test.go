@@ -340,7 +340,10 @@ func pinAs(t *testing.T, c *core.Catalog, spec *Spec) *Changes {
 // and parameters, sort keys, and their end-dating; a write of VARIANT
 // statistics is refused (the catalog holds none yet), and a CREATE TABLE
 // of 0.3's shape is refused on a store served as 1.0.
-func TestCommitDuckLake10WritesRoundTrip(t *testing.T) {
+// lake10 is a store holding a lake as DuckLake 1.0's first ATTACH
+// creates it: its 28 metadata tables and seed rows (snapshot 0).
+func lake10(t *testing.T) *core.Catalog {
+	t.Helper()
 	cat := lakeStore(t)
 	c := pinAs(t, cat, Spec10())
 	_, err := c.CreateTable(ovDDL(MetadataTables()[8]), false) // 0.3's ducklake_data_file
@@ -362,9 +365,13 @@ func TestCommitDuckLake10WritesRoundTrip(t *testing.T) {
 	if v := pin(t, cat).View(); v.Spec() != Spec10() || len(v.Tables()) != 28 {
 		t.Fatalf("the lake DuckLake 1.0 created is served as %s with %d tables", v.Spec().Version, len(v.Tables()))
 	}
+	return cat
+}
 
-	c = pin(t, cat)
-	ins = func(table string, rows ...[]any) { t.Helper(); noErr(t, c.Insert(table, rows)) }
+func TestCommitDuckLake10WritesRoundTrip(t *testing.T) {
+	cat := lake10(t)
+	c := pin(t, cat)
+	ins := func(table string, rows ...[]any) { t.Helper(); noErr(t, c.Insert(table, rows)) }
 	ins("ducklake_snapshot", []any{int64(1), when, int64(1), int64(3), int64(2)})
 	ins("ducklake_snapshot_changes", []any{int64(1), `created_table:"main"."t",inserted_into_table:2`, nil, nil, nil})
 	ins("ducklake_table", []any{int64(2), "0192b7a8-7c51-7000-8000-0000000000bb", int64(1), nil, int64(0), "t", "t/", true})

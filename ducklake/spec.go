@@ -113,6 +113,15 @@ var (
 	specs  = []*Spec{spec03, spec10}
 )
 
+// extraTables names, for messages, the tables a lake of the spec holds
+// besides its metadata tables.
+func (s *Spec) extraTables() string {
+	if s == spec03 {
+		return "and ducklake_inlined_data_<table id>_<schema version>"
+	}
+	return "ducklake_inlined_data_<table id>_<schema version> and ducklake_inlined_delete_<table id>"
+}
+
 // Spec03 is DuckLake 0.3's specification (DuckDB 1.4's DuckLake).
 func Spec03() *Spec { return spec03 }
 

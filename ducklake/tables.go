@@ -28,6 +28,7 @@
 package ducklake
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -58,6 +59,9 @@ type Table struct {
 	PrimaryKey int
 	// Inlined is set for a ducklake_inlined_data_<table>_<version> table.
 	Inlined *InlinedTable
+	// InlinedDeletes is set for a ducklake_inlined_delete_<table> table
+	// (DuckLake 1.0's deletion inlining).
+	InlinedDeletes *InlinedDeleteTable
 
 	// index maps each lower-cased column name to its index; only the
 	// metadata tables (spec) have it.
@@ -73,6 +77,12 @@ type Table struct {
 type InlinedTable struct {
 	TableID       uint64
 	SchemaVersion uint64
+}
+
+// InlinedDeleteTable identifies ducklake_inlined_delete_<table>: the rows
+// of the table's data files deleted without a delete file.
+type InlinedDeleteTable struct {
+	TableID uint64
 }
 
 // ColumnIndex returns the index of the named column (case-insensitive, as
@@ -171,4 +181,27 @@ const InlinedTablePrefix = "ducklake_inlined_data_"
 // written under a schema version.
 func InlinedTableName(table, schemaVersion uint64) string {
 	return InlinedTablePrefix + strconv.FormatUint(table, 10) + "_" + strconv.FormatUint(schemaVersion, 10)
+}
+
+// InlinedDeletePrefix starts the name of every inlined-deletion table.
+const InlinedDeletePrefix = "ducklake_inlined_delete_"
+
+// InlinedDeleteTableName is DuckLake 1.0's name for the table holding the
+// inlined deletions of a table's data files.
+func InlinedDeleteTableName(table uint64) string {
+	return InlinedDeletePrefix + strconv.FormatUint(table, 10)
+}
+
+// inlinedDeleteColumns are the columns of every inlined-deletion table, as
+// DuckLake 1.0 creates it (no constraint).
+var inlinedDeleteColumns = []Column{
+	{Name: "file_id", Type: TypeBigint},
+	{Name: "row_id", Type: TypeBigint},
+	{Name: "begin_snapshot", Type: TypeBigint},
+}
+
+// inlinedDeleteTable describes ducklake_inlined_delete_<table>.
+func inlinedDeleteTable(table uint64) *Table {
+	return &Table{Name: InlinedDeleteTableName(table), PrimaryKey: -1, InlinedDeletes: &InlinedDeleteTable{TableID: table},
+		Columns: slices.Clone(inlinedDeleteColumns)}
 }

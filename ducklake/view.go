@@ -70,6 +70,9 @@ func NewViewAs(d *core.Dump, fallback *Spec) (*View, error) {
 		}
 		v.tables = append(v.tables, t)
 	}
+	for _, it := range d.InlinedDeleteTables {
+		v.tables = append(v.tables, inlinedDeleteTable(uint64(it.TableID)))
+	}
 	for _, t := range v.tables {
 		v.byName[strings.ToLower(t.Name)] = t
 	}
@@ -85,8 +88,9 @@ func (v *View) HasLake() bool { return v.hasLake }
 // Head is the head stamp the view was read at (zero without a lake).
 func (v *View) Head() core.Head { return v.head }
 
-// Tables lists the tables: the spec's metadata tables in creation order, then
-// the inlined-data tables by table id and schema version.
+// Tables lists the tables: the spec's metadata tables in creation order,
+// the inlined-data tables by table id and schema version, then the
+// inlined-deletion tables by table id.
 func (v *View) Tables() []*Table { return v.tables }
 
 // Lookup finds a table by name, case-insensitively as DuckDB does; nil if
@@ -109,9 +113,12 @@ func (v *View) Rows(t *Table) ([][]any, error) {
 		return rows, nil
 	}
 	var rows [][]any
-	if t.Inlined != nil {
+	switch {
+	case t.Inlined != nil:
 		rows = inlinedRows(v.dump, t)
-	} else {
+	case t.InlinedDeletes != nil:
+		rows = inlinedDeleteRows(v.dump, t.InlinedDeletes.TableID)
+	default:
 		rows = project(metadataRows[t.Name](v.dump, t.spec), t)
 	}
 	v.rows[t] = rows
@@ -239,4 +246,16 @@ func valueCell(v core.Value) any {
 		return Encoded(v.DuckDB)
 	}
 	return nil
+}
+
+// inlinedDeleteRows are the rows of ducklake_inlined_delete_<table>:
+// file_id, row_id, begin_snapshot, by data file and row id.
+func inlinedDeleteRows(d *core.Dump, table uint64) [][]any {
+	var rows [][]any
+	for _, x := range d.InlinedFileDeletes {
+		if uint64(x.TableID) == table {
+			rows = append(rows, []any{int64(x.DataFileID), int64(x.RowID), int64(x.Begin)})
+		}
+	}
+	return rows
 }

@@ -190,6 +190,17 @@ func CurrentInlinedTable(tableID, schemaVersion uint64) []byte {
 	return Current(KindInlinedTable, tableID, schemaVersion)
 }
 
+// CurrentInlinedDeleteTable is ducklake_inlined_delete_<table>'s
+// definition.
+func CurrentInlinedDeleteTable(tableID uint64) []byte {
+	return Current(KindInlinedDeleteTable, tableID)
+}
+
+// CurrentInlinedFileDelete is one row of ducklake_inlined_delete_<table>.
+func CurrentInlinedFileDelete(tableID, dataFileID, rowID uint64) []byte {
+	return Current(KindInlinedFileDelete, tableID, dataFileID, rowID)
+}
+
 // GcFile is current/gc_file: a data file scheduled for deletion (GcFileValue).
 func GcFile(dataFileID uint64) []byte {
 	return build(shapeInfos[ShapeGcFile].header, -1, []uint64{dataFileID}, 0)

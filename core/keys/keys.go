@@ -85,6 +85,10 @@ const (
 	KindMacro            Kind = 0x0f
 	KindMapping          Kind = 0x10
 	KindInlinedTable     Kind = 0x11
+	// KindInlinedDeleteTable and KindInlinedFileDelete are DuckLake 1.0's
+	// deletion inlining (format 13).
+	KindInlinedDeleteTable Kind = 0x12
+	KindInlinedFileDelete  Kind = 0x13
 )
 
 type kindInfo struct {
@@ -94,28 +98,30 @@ type kindInfo struct {
 }
 
 var kindInfos = map[Kind]kindInfo{
-	KindSchema:           {"schema", []string{"schema_id"}, true},
-	KindTable:            {"table", []string{"table_id"}, true},
-	KindView:             {"view", []string{"view_id"}, true},
-	KindColumn:           {"column", []string{"table_id", "column_id"}, true},
-	KindPartition:        {"partition", []string{"table_id", "partition_id"}, true},
-	KindDataFile:         {"data_file", []string{"table_id", "data_file_id"}, true},
-	KindDeleteFile:       {"delete_file", []string{"table_id", "delete_file_id"}, true},
-	KindFileColumnStats:  {"file_column_stats", []string{"table_id", "data_file_id", "column_id"}, false},
-	KindTableStats:       {"table_stats", []string{"table_id"}, false},
-	KindTableColumnStats: {"table_column_stats", []string{"table_id", "column_id"}, false},
-	KindTag:              {"tag", []string{"object_id"}, false},
-	KindOption:           {"option", []string{"scope_kind", "scope_id"}, false},
-	KindSort:             {"sort", []string{"table_id", "sort_id"}, true},
-	KindMacro:            {"macro", []string{"macro_id"}, true},
-	KindMapping:          {"mapping", []string{"table_id", "mapping_id"}, false},
-	KindInlinedTable:     {"inlined_table", []string{"table_id", "schema_version"}, false},
+	KindSchema:             {"schema", []string{"schema_id"}, true},
+	KindTable:              {"table", []string{"table_id"}, true},
+	KindView:               {"view", []string{"view_id"}, true},
+	KindColumn:             {"column", []string{"table_id", "column_id"}, true},
+	KindPartition:          {"partition", []string{"table_id", "partition_id"}, true},
+	KindDataFile:           {"data_file", []string{"table_id", "data_file_id"}, true},
+	KindDeleteFile:         {"delete_file", []string{"table_id", "delete_file_id"}, true},
+	KindFileColumnStats:    {"file_column_stats", []string{"table_id", "data_file_id", "column_id"}, false},
+	KindTableStats:         {"table_stats", []string{"table_id"}, false},
+	KindTableColumnStats:   {"table_column_stats", []string{"table_id", "column_id"}, false},
+	KindTag:                {"tag", []string{"object_id"}, false},
+	KindOption:             {"option", []string{"scope_kind", "scope_id"}, false},
+	KindSort:               {"sort", []string{"table_id", "sort_id"}, true},
+	KindMacro:              {"macro", []string{"macro_id"}, true},
+	KindMapping:            {"mapping", []string{"table_id", "mapping_id"}, false},
+	KindInlinedTable:       {"inlined_table", []string{"table_id", "schema_version"}, false},
+	KindInlinedDeleteTable: {"inlined_delete_table", []string{"table_id"}, false},
+	KindInlinedFileDelete:  {"inlined_file_delete", []string{"table_id", "data_file_id", "row_id"}, false},
 }
 
 // Kinds returns every entity kind in byte order.
 func Kinds() []Kind {
 	out := make([]Kind, 0, len(kindInfos))
-	for k := KindSchema; k <= KindInlinedTable; k++ {
+	for k := KindSchema; k <= KindInlinedFileDelete; k++ {
 		out = append(out, k)
 	}
 	return out

@@ -49,6 +49,7 @@ namespace {
 	X(moraine_txn_delete) \
 	X(moraine_txn_update) \
 	X(moraine_txn_create_table) \
+	X(moraine_txn_drop_table) \
 	X(moraine_txn_commit)
 
 struct GoFunctions {
@@ -270,6 +271,10 @@ int32_t moraine_txn_update(moraine_txn txn, const char *table, const int64_t *ro
 int32_t moraine_txn_create_table(moraine_txn txn, const moraine_table_def *def, bool if_not_exists,
                                  moraine_error *err) {
 	return go.moraine_txn_create_table(txn, def, if_not_exists, err);
+}
+
+int32_t moraine_txn_drop_table(moraine_txn txn, const char *name, bool if_exists, moraine_error *err) {
+	return go.moraine_txn_drop_table(txn, name, if_exists, err);
 }
 
 int32_t moraine_txn_commit(moraine_txn txn, moraine_error *err) {

@@ -1,11 +1,13 @@
 #include "moraine_schema_entry.hpp"
 
 #include "duckdb/catalog/entry_lookup_info.hpp"
+#include "duckdb/common/enum_util.hpp"
 #include "duckdb/common/exception.hpp"
 #include "duckdb/parser/constraints/not_null_constraint.hpp"
 #include "duckdb/parser/constraints/unique_constraint.hpp"
 #include "duckdb/parser/parsed_data/create_schema_info.hpp"
 #include "duckdb/parser/parsed_data/create_table_info.hpp"
+#include "duckdb/parser/parsed_data/drop_info.hpp"
 #include "duckdb/planner/parsed_data/bound_create_table_info.hpp"
 
 #include "moraine_catalog.hpp"
@@ -154,7 +156,14 @@ void MoraineSchemaEntry::Alter(CatalogTransaction transaction, AlterInfo &info) 
 }
 
 void MoraineSchemaEntry::DropEntry(ClientContext &context, DropInfo &info) {
-	ParentCatalog().Cast<MoraineCatalog>().NotSupported("DROP");
+	auto &catalog = ParentCatalog().Cast<MoraineCatalog>();
+	if (info.type != CatalogType::TABLE_ENTRY) {
+		catalog.NotSupported("DROP " + EnumUtil::ToString(info.type));
+	}
+	catalog.CheckWritable("DROP TABLE");
+	auto &txn = MoraineTransaction::Get(context, catalog);
+	txn.Writes(*this, "DROP TABLE " + info.name);
+	txn.DropTable(*this, info.name, info.if_not_found == OnEntryNotFound::RETURN_NULL);
 }
 
 void MoraineSchemaEntry::Scan(ClientContext &context, CatalogType type,

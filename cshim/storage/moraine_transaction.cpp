@@ -163,9 +163,8 @@ void MoraineTransaction::Refresh(MoraineSchemaEntry &lake) {
 	err.Check(moraine_txn_tables(handle, &raw, err.Out()),
 	          "moraine: listing the tables of " + catalog.GetName() + "." + lake.name);
 	unique_ptr<moraine_table_list, TableListDeleter> list(raw);
-	// Within a transaction the list only grows (the head's tables, then
-	// those the transaction created; nothing is dropped): entries already
-	// built are kept (the binder may hold them), the new ones appended.
+	// Entries already built are kept (the binder may hold them), the new
+	// ones appended; a table dropped meanwhile left by_name (DropTable).
 	vector<idx_t> missing;
 	{
 		lock_guard<mutex> guard(lock);
@@ -239,13 +238,30 @@ optional_ptr<MoraineTableEntry> MoraineTransaction::GetTable(MoraineSchemaEntry 
 	return state.tables[it->second].get();
 }
 
+void MoraineTransaction::DropTable(MoraineSchemaEntry &lake, const string &name, bool if_exists) {
+	Load(lake);
+	MoraineError err;
+	// (the library's message names the table)
+	err.Check(moraine_txn_drop_table(Handle(lake), name.c_str(), if_exists, err.Out()), "moraine");
+	lock_guard<mutex> guard(lock);
+	auto &state = StateOf(lake);
+	auto it = state.by_name.find(name);
+	if (it != state.by_name.end()) {
+		state.dropped.insert(it->second);
+		state.by_name.erase(it);
+	}
+}
+
 void MoraineTransaction::ScanTables(MoraineSchemaEntry &lake, const std::function<void(MoraineTableEntry &)> &callback) {
 	Load(lake);
 	vector<reference<MoraineTableEntry>> entries;
 	{
 		lock_guard<mutex> guard(lock);
-		for (auto &t : StateOf(lake).tables) {
-			entries.push_back(*t);
+		auto &state = StateOf(lake);
+		for (idx_t i = 0; i < state.tables.size(); i++) {
+			if (state.dropped.find(i) == state.dropped.end()) {
+				entries.push_back(*state.tables[i]);
+			}
 		}
 	}
 	// Entries live until the transaction ends: safe to use unlocked.

@@ -19,6 +19,7 @@
 
 #include "duckdb/common/case_insensitive_map.hpp"
 #include "duckdb/common/mutex.hpp"
+#include "duckdb/common/unordered_set.hpp"
 #include "duckdb/transaction/transaction.hpp"
 
 #include "moraine_abi.hpp"
@@ -45,8 +46,14 @@ public:
 	//! them.
 	void ScanTables(MoraineSchemaEntry &lake, const std::function<void(MoraineTableEntry &)> &callback);
 	//! Lists the lake's tables again (after a CREATE TABLE): entries of
-	//! tables already listed are kept, new ones added.
+	//! tables already listed are kept, new ones added (a table dropped
+	//! is never listed again: DropTable removed it).
 	void Refresh(MoraineSchemaEntry &lake);
+	//! Drops an inlined-data or inlined-deletion table of the lake (the
+	//! library refuses any other); with if_exists a table that does not
+	//! exist is left alone. Its entry stays alive until the transaction
+	//! ends (the binder may hold it) but is no longer listed or found.
+	void DropTable(MoraineSchemaEntry &lake, const string &name, bool if_exists);
 	//! Records a write (what) to the lake; refuses it when the transaction
 	//! wrote to another lake.
 	void Writes(MoraineSchemaEntry &lake, const string &what);
@@ -69,8 +76,11 @@ private:
 	struct LakeState {
 		moraine_txn txn = 0;
 		bool loaded = false;
+		//! Every entry built, dropped ones too (by_name no longer finds
+		//! those; dropped holds their indexes).
 		vector<unique_ptr<MoraineTableEntry>> tables;
 		case_insensitive_map_t<idx_t> by_name;
+		unordered_set<idx_t> dropped;
 	};
 	//! The lake's state (created on first call); call with lock held.
 	LakeState &StateOf(MoraineSchemaEntry &lake);

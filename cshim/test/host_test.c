@@ -577,6 +577,18 @@ static void test_writes(void) {
 	moraine_table_def kdef = {"ducklake_inlined_data_1_2", 6, icols, 9};
 	rc = moraine_txn_create_table(txn, &kdef, false, &err);
 	expect_error("create_table with primary_key 9", rc, &err, MORAINE_INVALID_ARGUMENT, "primary_key 9");
+	/* DROP TABLE: inlined-data tables only; a dropped table is no longer
+	 * listed, and IF EXISTS leaves a missing one alone. */
+	moraine_table_def ddef = {"ducklake_inlined_data_1_9", 6, icols, -1};
+	expect_ok("create_table to drop", moraine_txn_create_table(txn, &ddef, false, &err), &err);
+	expect_ok("drop_table", moraine_txn_drop_table(txn, "ducklake_inlined_data_1_9", false, &err), &err);
+	expect_ok("drop_table IF EXISTS", moraine_txn_drop_table(txn, "ducklake_inlined_data_1_9", true, &err), &err);
+	rc = moraine_txn_drop_table(txn, "ducklake_inlined_data_1_9", false, &err);
+	expect_error("drop_table twice", rc, &err, MORAINE_NOT_FOUND, "does not exist");
+	rc = moraine_txn_drop_table(txn, "ducklake_tag", false, &err);
+	expect_error("drop_table ducklake_tag", rc, &err, MORAINE_UNSUPPORTED, "never dropped");
+	rc = moraine_txn_drop_table(txn, NULL, true, &err);
+	expect_error("drop_table NULL", rc, &err, MORAINE_INVALID_ARGUMENT, "name must not be NULL");
 	moraine_table_list *tl = NULL;
 	expect_ok("txn_tables", moraine_txn_tables(txn, &tl, &err), &err);
 	CHECK(tl && tl->table_count == 23 && strcmp(tl->tables[22].name, "ducklake_inlined_data_1_1") == 0 &&

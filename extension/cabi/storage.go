@@ -416,6 +416,20 @@ func moraine_txn_create_table(txn C.moraine_txn, def C.moraine_table_def_cptr, i
 	return setError(cerr, err)
 }
 
+//export moraine_txn_drop_table
+func moraine_txn_drop_table(txn C.moraine_txn, name C.moraine_cstr, ifExists C.bool, cerr *C.moraine_error) (rc C.int32_t) {
+	defer codes.Guard(func(err error) { rc = setError(cerr, err) })
+	if name == nil {
+		return setError(cerr, invalidf("moraine_txn_drop_table: name must not be NULL"))
+	}
+	tx, err := lookupHandle[*storage.Txn](uint64(txn), "moraine_txn")
+	if err != nil {
+		return setError(cerr, err)
+	}
+	_, err = tx.DropTable(goStr(name), bool(ifExists))
+	return setError(cerr, err)
+}
+
 //export moraine_txn_commit
 func moraine_txn_commit(txn C.moraine_txn, cerr *C.moraine_error) (rc C.int32_t) {
 	defer codes.Guard(func(err error) { rc = setError(cerr, err) })

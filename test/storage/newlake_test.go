@@ -61,13 +61,20 @@ SELECT value FROM __ducklake_metadata_lake.ducklake_metadata WHERE key = 'versio
 `
 				want := "value\n" + spec + "\n"
 				if is10 {
+					// An inlined row updated under its own row id, rows
+					// of a Parquet file deleted into
+					// ducklake_inlined_delete_<table>.
 					write += `CREATE MACRO lake.add_one(a, b := 1) AS a + b;
 ALTER TABLE lake.t SET SORTED BY (i DESC);
 INSERT INTO lake.t SELECT i, 'y' FROM range(300, 310) r(i);
 SELECT lake.add_one(41) AS v;
 SELECT macro_name FROM __ducklake_metadata_lake.ducklake_macro;
+UPDATE lake.t SET s = 'B' WHERE i = 2;
+DELETE FROM lake.t WHERE i = 150;
+SELECT s FROM lake.t WHERE i = 2;
+SELECT count(*) AS n FROM lake.t;
 `
-					want += "v\n42\nmacro_name\nadd_one\n"
+					want += "v\n42\nmacro_name\nadd_one\ns\nB\nn\n111\n"
 				}
 				if got := run(write); got != want {
 					t.Fatalf("writing the lake:\n%s\nwant\n%s", got, want)
@@ -80,8 +87,16 @@ SELECT count(*) > 0 AS files FROM ducklake_list_files('lake', 't');
 				if is10 {
 					read += `SELECT lake.add_one(1, 10) AS v;
 SELECT sort_direction FROM __ducklake_metadata_lake.ducklake_sort_expression;
+SELECT s FROM lake.t WHERE i = 2;
+SELECT count(*) AS n FROM __ducklake_metadata_lake.ducklake_inlined_delete_1;
+CALL ducklake_flush_inlined_data('lake');
+SELECT count(*) AS n, sum(i) AS total FROM lake.t;
+SELECT count(*) AS n FROM __ducklake_metadata_lake.ducklake_inlined_delete_1;
 `
-					want = "n|total\n112|17998\nn\n2\nfiles\ntrue\nv\n11\nsort_direction\nDESC\n"
+					// (13 rows flushed, as DuckLake says on its own
+					// DuckDB-file catalog for the same statements)
+					want = "n|total\n111|17848\nn\n2\nfiles\ntrue\nv\n11\nsort_direction\nDESC\ns\nB\nn\n1\n" +
+						"schema_name|table_name|rows_flushed\nmain|t|13\nn|total\n111|17848\nn\n0\n"
 				}
 				if got := run(read); got != want {
 					t.Fatalf("reading the lake in a fresh process:\n%s\nwant\n%s", got, want)

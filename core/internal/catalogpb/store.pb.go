@@ -3118,9 +3118,14 @@ func (*Cell_Duckdb) isCell_Value() {}
 
 // One inlined row: its row id and its values in column order.
 type InlineRow struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	RowId         uint64                 `protobuf:"varint,1,opt,name=row_id,json=rowId,proto3" json:"row_id,omitempty"`
-	Values        []*Cell                `protobuf:"bytes,2,rep,name=values,proto3" json:"values,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	RowId  uint64                 `protobuf:"varint,1,opt,name=row_id,json=rowId,proto3" json:"row_id,omitempty"`
+	Values []*Cell                `protobuf:"bytes,2,rep,name=values,proto3" json:"values,omitempty"`
+	// The row's end when the chunk records it: DuckLake 1.0 ends a row it
+	// updates and inserts its new version under the same row id, so from
+	// format 13 a row written through ducklake_inlined_data_* keeps its end
+	// here. Otherwise an inline delete record (keyed by row id) ends it.
+	EndSnapshot   *uint64 `protobuf:"varint,3,opt,name=end_snapshot,json=endSnapshot,proto3,oneof" json:"end_snapshot,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3167,6 +3172,13 @@ func (x *InlineRow) GetValues() []*Cell {
 		return x.Values
 	}
 	return nil
+}
+
+func (x *InlineRow) GetEndSnapshot() uint64 {
+	if x != nil && x.EndSnapshot != nil {
+		return *x.EndSnapshot
+	}
+	return 0
 }
 
 // inline/{live,archived}/insert/...: the rows one commit inlined into a
@@ -3216,6 +3228,132 @@ func (x *InlineChunk) GetRows() []*InlineRow {
 	return nil
 }
 
+// ducklake_inlined_delete_<table> as DuckLake 1.0 created it (deletion
+// inlining: rows of a table's data files deleted without a delete file);
+// unversioned. Format 13.
+type InlinedDeleteTableValue struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TableId       uint64                 `protobuf:"varint,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	TableName     string                 `protobuf:"bytes,2,opt,name=table_name,json=tableName,proto3" json:"table_name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InlinedDeleteTableValue) Reset() {
+	*x = InlinedDeleteTableValue{}
+	mi := &file_moraine_store_v1_store_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InlinedDeleteTableValue) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InlinedDeleteTableValue) ProtoMessage() {}
+
+func (x *InlinedDeleteTableValue) ProtoReflect() protoreflect.Message {
+	mi := &file_moraine_store_v1_store_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InlinedDeleteTableValue.ProtoReflect.Descriptor instead.
+func (*InlinedDeleteTableValue) Descriptor() ([]byte, []int) {
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *InlinedDeleteTableValue) GetTableId() uint64 {
+	if x != nil {
+		return x.TableId
+	}
+	return 0
+}
+
+func (x *InlinedDeleteTableValue) GetTableName() string {
+	if x != nil {
+		return x.TableName
+	}
+	return ""
+}
+
+// One row of ducklake_inlined_delete_<table>: row row_id of data file
+// data_file_id deleted at begin_snapshot; unversioned (DuckLake removes
+// the rows when it writes them out as delete files). Format 13.
+type InlinedFileDeleteValue struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TableId       uint64                 `protobuf:"varint,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	DataFileId    uint64                 `protobuf:"varint,2,opt,name=data_file_id,json=dataFileId,proto3" json:"data_file_id,omitempty"`
+	RowId         uint64                 `protobuf:"varint,3,opt,name=row_id,json=rowId,proto3" json:"row_id,omitempty"`
+	BeginSnapshot uint64                 `protobuf:"varint,4,opt,name=begin_snapshot,json=beginSnapshot,proto3" json:"begin_snapshot,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InlinedFileDeleteValue) Reset() {
+	*x = InlinedFileDeleteValue{}
+	mi := &file_moraine_store_v1_store_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InlinedFileDeleteValue) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InlinedFileDeleteValue) ProtoMessage() {}
+
+func (x *InlinedFileDeleteValue) ProtoReflect() protoreflect.Message {
+	mi := &file_moraine_store_v1_store_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InlinedFileDeleteValue.ProtoReflect.Descriptor instead.
+func (*InlinedFileDeleteValue) Descriptor() ([]byte, []int) {
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *InlinedFileDeleteValue) GetTableId() uint64 {
+	if x != nil {
+		return x.TableId
+	}
+	return 0
+}
+
+func (x *InlinedFileDeleteValue) GetDataFileId() uint64 {
+	if x != nil {
+		return x.DataFileId
+	}
+	return 0
+}
+
+func (x *InlinedFileDeleteValue) GetRowId() uint64 {
+	if x != nil {
+		return x.RowId
+	}
+	return 0
+}
+
+func (x *InlinedFileDeleteValue) GetBeginSnapshot() uint64 {
+	if x != nil {
+		return x.BeginSnapshot
+	}
+	return 0
+}
+
 // inline/{live,archived}/delete/<table>/<row_id>[/<end>]: an inlined row
 // deleted at end_snapshot.
 type InlineDeleteValue struct {
@@ -3227,7 +3365,7 @@ type InlineDeleteValue struct {
 
 func (x *InlineDeleteValue) Reset() {
 	*x = InlineDeleteValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[39]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3239,7 +3377,7 @@ func (x *InlineDeleteValue) String() string {
 func (*InlineDeleteValue) ProtoMessage() {}
 
 func (x *InlineDeleteValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[39]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3252,7 +3390,7 @@ func (x *InlineDeleteValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InlineDeleteValue.ProtoReflect.Descriptor instead.
 func (*InlineDeleteValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{39}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *InlineDeleteValue) GetEndSnapshot() uint64 {
@@ -3272,7 +3410,7 @@ type InlinedTableValue_Column struct {
 
 func (x *InlinedTableValue_Column) Reset() {
 	*x = InlinedTableValue_Column{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[41]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3284,7 +3422,7 @@ func (x *InlinedTableValue_Column) String() string {
 func (*InlinedTableValue_Column) ProtoMessage() {}
 
 func (x *InlinedTableValue_Column) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[41]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3324,7 +3462,7 @@ type NameDirValue_Entry struct {
 
 func (x *NameDirValue_Entry) Reset() {
 	*x = NameDirValue_Entry{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[42]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3336,7 +3474,7 @@ func (x *NameDirValue_Entry) String() string {
 func (*NameDirValue_Entry) ProtoMessage() {}
 
 func (x *NameDirValue_Entry) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[42]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3698,12 +3836,24 @@ const file_moraine_store_v1_store_proto_rawDesc = "" +
 	"\x01s\x18\x06 \x01(\tH\x00R\x01s\x12\x12\n" +
 	"\x03raw\x18\a \x01(\fH\x00R\x03raw\x12\x18\n" +
 	"\x06duckdb\x18\b \x01(\fH\x00R\x06duckdbB\a\n" +
-	"\x05value\"R\n" +
+	"\x05value\"\x8b\x01\n" +
 	"\tInlineRow\x12\x15\n" +
 	"\x06row_id\x18\x01 \x01(\x04R\x05rowId\x12.\n" +
-	"\x06values\x18\x02 \x03(\v2\x16.moraine.store.v1.CellR\x06values\">\n" +
+	"\x06values\x18\x02 \x03(\v2\x16.moraine.store.v1.CellR\x06values\x12&\n" +
+	"\fend_snapshot\x18\x03 \x01(\x04H\x00R\vendSnapshot\x88\x01\x01B\x0f\n" +
+	"\r_end_snapshot\">\n" +
 	"\vInlineChunk\x12/\n" +
-	"\x04rows\x18\x01 \x03(\v2\x1b.moraine.store.v1.InlineRowR\x04rows\"6\n" +
+	"\x04rows\x18\x01 \x03(\v2\x1b.moraine.store.v1.InlineRowR\x04rows\"S\n" +
+	"\x17InlinedDeleteTableValue\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\x04R\atableId\x12\x1d\n" +
+	"\n" +
+	"table_name\x18\x02 \x01(\tR\ttableName\"\x93\x01\n" +
+	"\x16InlinedFileDeleteValue\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\x04R\atableId\x12 \n" +
+	"\fdata_file_id\x18\x02 \x01(\x04R\n" +
+	"dataFileId\x12\x15\n" +
+	"\x06row_id\x18\x03 \x01(\x04R\x05rowId\x12%\n" +
+	"\x0ebegin_snapshot\x18\x04 \x01(\x04R\rbeginSnapshot\"6\n" +
 	"\x11InlineDeleteValue\x12!\n" +
 	"\fend_snapshot\x18\x01 \x01(\x04R\vendSnapshotB7Z5github.com/moraine-go/moraine/core/internal/catalogpbb\x06proto3"
 
@@ -3719,7 +3869,7 @@ func file_moraine_store_v1_store_proto_rawDescGZIP() []byte {
 	return file_moraine_store_v1_store_proto_rawDescData
 }
 
-var file_moraine_store_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
+var file_moraine_store_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 45)
 var file_moraine_store_v1_store_proto_goTypes = []any{
 	(*FormatValue)(nil),              // 0: moraine.store.v1.FormatValue
 	(*HeadValue)(nil),                // 1: moraine.store.v1.HeadValue
@@ -3760,10 +3910,12 @@ var file_moraine_store_v1_store_proto_goTypes = []any{
 	(*Cell)(nil),                     // 36: moraine.store.v1.Cell
 	(*InlineRow)(nil),                // 37: moraine.store.v1.InlineRow
 	(*InlineChunk)(nil),              // 38: moraine.store.v1.InlineChunk
-	(*InlineDeleteValue)(nil),        // 39: moraine.store.v1.InlineDeleteValue
-	nil,                              // 40: moraine.store.v1.OptionsValue.ValuesEntry
-	(*InlinedTableValue_Column)(nil), // 41: moraine.store.v1.InlinedTableValue.Column
-	(*NameDirValue_Entry)(nil),       // 42: moraine.store.v1.NameDirValue.Entry
+	(*InlinedDeleteTableValue)(nil),  // 39: moraine.store.v1.InlinedDeleteTableValue
+	(*InlinedFileDeleteValue)(nil),   // 40: moraine.store.v1.InlinedFileDeleteValue
+	(*InlineDeleteValue)(nil),        // 41: moraine.store.v1.InlineDeleteValue
+	nil,                              // 42: moraine.store.v1.OptionsValue.ValuesEntry
+	(*InlinedTableValue_Column)(nil), // 43: moraine.store.v1.InlinedTableValue.Column
+	(*NameDirValue_Entry)(nil),       // 44: moraine.store.v1.NameDirValue.Entry
 }
 var file_moraine_store_v1_store_proto_depIdxs = []int32{
 	2,  // 0: moraine.store.v1.HeadValue.claim:type_name -> moraine.store.v1.HeadClaim
@@ -3772,14 +3924,14 @@ var file_moraine_store_v1_store_proto_depIdxs = []int32{
 	13, // 3: moraine.store.v1.ColumnValue.tags:type_name -> moraine.store.v1.TagEntry
 	15, // 4: moraine.store.v1.DataFileValue.partition_values:type_name -> moraine.store.v1.FilePartitionValue
 	13, // 5: moraine.store.v1.TagsValue.entries:type_name -> moraine.store.v1.TagEntry
-	40, // 6: moraine.store.v1.OptionsValue.values:type_name -> moraine.store.v1.OptionsValue.ValuesEntry
+	42, // 6: moraine.store.v1.OptionsValue.values:type_name -> moraine.store.v1.OptionsValue.ValuesEntry
 	23, // 7: moraine.store.v1.PartitionValue.columns:type_name -> moraine.store.v1.PartitionColumn
 	25, // 8: moraine.store.v1.SortValue.expressions:type_name -> moraine.store.v1.SortExpression
-	41, // 9: moraine.store.v1.InlinedTableValue.columns:type_name -> moraine.store.v1.InlinedTableValue.Column
+	43, // 9: moraine.store.v1.InlinedTableValue.columns:type_name -> moraine.store.v1.InlinedTableValue.Column
 	27, // 10: moraine.store.v1.MappingValue.names:type_name -> moraine.store.v1.NameMapping
 	30, // 11: moraine.store.v1.MacroImpl.parameters:type_name -> moraine.store.v1.MacroParameter
 	31, // 12: moraine.store.v1.MacroValue.impls:type_name -> moraine.store.v1.MacroImpl
-	42, // 13: moraine.store.v1.NameDirValue.entries:type_name -> moraine.store.v1.NameDirValue.Entry
+	44, // 13: moraine.store.v1.NameDirValue.entries:type_name -> moraine.store.v1.NameDirValue.Entry
 	36, // 14: moraine.store.v1.InlineRow.values:type_name -> moraine.store.v1.Cell
 	37, // 15: moraine.store.v1.InlineChunk.rows:type_name -> moraine.store.v1.InlineRow
 	16, // [16:16] is the sub-list for method output_type
@@ -3820,13 +3972,14 @@ func file_moraine_store_v1_store_proto_init() {
 		(*Cell_Raw)(nil),
 		(*Cell_Duckdb)(nil),
 	}
+	file_moraine_store_v1_store_proto_msgTypes[37].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_moraine_store_v1_store_proto_rawDesc), len(file_moraine_store_v1_store_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   43,
+			NumMessages:   45,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

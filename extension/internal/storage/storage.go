@@ -303,6 +303,17 @@ func (t *Txn) CreateTable(def *ducklake.Table, ifNotExists bool) (bool, error) {
 	return created, err
 }
 
+// DropTable drops a table in the transaction; see
+// ducklake.Changes.DropTable.
+func (t *Txn) DropTable(name string, ifExists bool) (bool, error) {
+	var dropped bool
+	err := t.write("DROP TABLE "+name, func() (err error) {
+		dropped, err = t.changes.DropTable(name, ifExists)
+		return err
+	})
+	return dropped, err
+}
+
 // Commit hands the transaction's changes to ducklake.Commit: one core
 // commit prepared against the pinned head, or nothing for a transaction
 // that wrote nothing. It runs once: afterwards (whatever its outcome) the

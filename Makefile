@@ -78,7 +78,7 @@ test-go: extension versitygw
 # of inlined rows, VARIANT statistics or the migration from 0.3), runs the
 # install, load and read-only attach and the new-lake test of its DuckLake,
 # in both hosts and both builds ($(DUCKLAKE10_TESTS)).
-DUCKLAKE10_TESTS := TestInstallLoadAndAttachReadOnly|TestDuckLakeNewLakeOfTheReleasesDuckLake
+DUCKLAKE10_TESTS := TestInstallLoadAndAttachReadOnly|TestDuckLakeNewLakeOfTheReleasesDuckLake|TestOrphanCleanupLeavesALakeInTheDataPath|TestDuckLakeSuite
 # The tests of DuckLake's data in the bucket need httpfs, which
 # ../shared/httpfs has for v1.4.4 only: they run in test-go's v1.4.4 pass.
 HTTPFS_TESTS := TestDuckLakeDataInTheBucket|TestDuckLakeDataInTheBucketUnderFaults|TestREADMES3Path

@@ -90,13 +90,16 @@ type ownKey struct {
 // own returns m writable: a copy the first time per (field, id).
 func own[K comparable, V any](a *advancer, field string, id uint64, m map[K]V) map[K]V {
 	k := ownKey{field, id}
+	if m == nil {
+		// None yet, or an earlier write of this advance emptied it and
+		// setInner dropped it: a new one (the caller stores it back).
+		a.owned[k] = true
+		return map[K]V{}
+	}
 	if a.owned[k] {
 		return m
 	}
 	a.owned[k] = true
-	if m == nil {
-		return map[K]V{}
-	}
 	return maps.Clone(m)
 }
 
@@ -334,7 +337,7 @@ func (a *advancer) applyCurrent(k keys.Key, w LogWrite) (bool, error) {
 			m[x.ColumnID] = x
 		}
 		setInner(n.colStats, t, m)
-	case keys.KindInlinedTable, keys.KindInlinedDeleteTable, keys.KindInlinedFileDelete:
+	case keys.KindInlinedTable, keys.KindInlinedDeleteTable, keys.KindInlinedFileDelete, keys.KindFileVariantStats:
 		// Not part of a head view (load skips them too).
 	default:
 		return false, nil

@@ -117,3 +117,49 @@ func dumpOf(t *testing.T, c *core.Catalog) any {
 	}
 	return d
 }
+
+// A slot that removes a table's only data file and registers another (a
+// compaction of one file) advances a peer's view: the table's file map,
+// emptied by the first write, takes the second (it once panicked on a nil
+// map here, seen as DuckLake's rewrite_data_files racing on a commit log).
+func TestLostRaceAdvancesOverAFileReplacedInOneSlot(t *testing.T) {
+	store := objstore.NewMemory(0)
+	slow := func(o *core.CatalogOptions) { o.CommitLogPollInterval = time.Minute }
+	a := openCommitter(t, store, logOpts(slow))
+	tb := createTable(t, a, "t")
+	mine := createTable(t, a, "b's")
+	var old core.DataFileID
+	if _, err := a.Commit(bg, func(tx *core.Transaction) (err error) {
+		old, err = tx.RegisterDataFile(core.DataFileDef{TableID: tb, Path: "a0.parquet", RecordCount: 10, FileSizeBytes: 100})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b := openCommitter(t, store, logOpts(slow))
+	if _, err := b.Commit(bg, insertInto(mine, "b0.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Commit(bg, func(tx *core.Transaction) error {
+		if err := tx.ExpireDataFile(tb, old); err != nil {
+			return err
+		}
+		_, err := tx.RegisterDataFile(core.DataFileDef{TableID: tb, Path: "a1.parquet", RecordCount: 10, FileSizeBytes: 100})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	before := core.AdvancedViewsForTest()
+	if _, err := b.Commit(bg, insertInto(mine, "b1.parquet")); err != nil {
+		t.Fatalf("commit after losing to the replacement: %v", err)
+	}
+	if core.AdvancedViewsForTest() == before {
+		t.Fatal("the lost race reloaded the catalog instead of advancing the view")
+	}
+	v, err := b.View(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files := v.DataFiles(tb); len(files) != 1 || files[0].Path != "a1.parquet" {
+		t.Fatalf("the advanced view holds %+v", files)
+	}
+}

@@ -557,6 +557,30 @@ func decodeFileColumnStats(b []byte) (*FileColumnStats, error) {
 	}, nil
 }
 
+func encodeFileVariantStats(s *FileVariantStats) []byte {
+	m := &catalogpb.FileVariantStatsValue{TableId: uint64(s.TableID), DataFileId: uint64(s.DataFileID), ColumnId: uint64(s.ColumnID)}
+	for _, p := range s.Paths {
+		m.Paths = append(m.Paths, &catalogpb.FileVariantStatsValue_Path{VariantPath: p.VariantPath, ShreddedType: p.ShreddedType,
+			ColumnSizeBytes: p.ColumnSizeBytes, ValueCount: p.ValueCount, NullCount: p.NullCount,
+			MinValue: p.MinValue, MaxValue: p.MaxValue, ContainsNan: p.ContainsNaN, ExtraStats: p.ExtraStats})
+	}
+	return marshalValue("file variant stats", m)
+}
+
+func decodeFileVariantStats(b []byte) (*FileVariantStats, error) {
+	var m catalogpb.FileVariantStatsValue
+	if err := unmarshalValue("file variant stats", b, &m); err != nil {
+		return nil, err
+	}
+	s := &FileVariantStats{TableID: TableID(m.GetTableId()), DataFileID: DataFileID(m.GetDataFileId()), ColumnID: ColumnID(m.GetColumnId())}
+	for _, p := range m.GetPaths() {
+		s.Paths = append(s.Paths, VariantPathStats{VariantPath: p.GetVariantPath(), ShreddedType: p.ShreddedType,
+			ColumnSizeBytes: p.ColumnSizeBytes, ValueCount: p.ValueCount, NullCount: p.NullCount,
+			MinValue: p.MinValue, MaxValue: p.MaxValue, ContainsNaN: p.ContainsNan, ExtraStats: p.ExtraStats})
+	}
+	return s, nil
+}
+
 func encodeTags(t *Tags) []byte {
 	return marshalValue("tags", &catalogpb.TagsValue{ObjectId: t.ObjectID, Entries: tagEntriesToPB(t.Entries)})
 }

@@ -434,6 +434,14 @@ func TestCodecRoundTripRecords(t *testing.T) {
 	roundTrip(t, "inline delete", codecRounds, func() *endBox { return &endBox{SnapshotID(g.u64())} },
 		func(b *endBox) []byte { return encodeInlineDelete(b.V) },
 		func(v []byte) (*endBox, error) { x, err := decodeInlineDelete(v); return &endBox{x}, err }, nil)
+	roundTrip(t, "file variant stats", codecRounds, func() *FileVariantStats {
+		return &FileVariantStats{TableID: TableID(g.u64()), DataFileID: DataFileID(g.u64()), ColumnID: ColumnID(g.u64()),
+			Paths: genSlice(g, func() VariantPathStats {
+				return VariantPathStats{VariantPath: g.str(), ShreddedType: g.optStr(), ColumnSizeBytes: optNum[uint64](g),
+					ValueCount: optNum[uint64](g), NullCount: optNum[uint64](g), MinValue: g.optStr(), MaxValue: g.optStr(),
+					ContainsNaN: g.optBool(), ExtraStats: g.optStr()}
+			})}
+	}, encodeFileVariantStats, decodeFileVariantStats, nil)
 	roundTrip(t, "inlined delete table", codecRounds, func() *InlinedDeleteTable {
 		return &InlinedDeleteTable{TableID: TableID(g.u64()), Name: g.str()}
 	}, encodeInlinedDeleteTable, decodeInlinedDeleteTable, nil)
@@ -764,6 +772,7 @@ func FuzzCodecDecode(f *testing.F) {
 		fuzzOne(t, b, decodeMigration, encodeMigration)
 		fuzzOne(t, b, decodeMaintenanceStatus, encodeMaintenanceStatus)
 		fuzzOne(t, b, decodeInlinedDeleteTable, encodeInlinedDeleteTable)
+		fuzzOne(t, b, decodeFileVariantStats, encodeFileVariantStats)
 		fuzzOne(t, b, decodeInlinedFileDelete, encodeInlinedFileDelete)
 		type rowsBox struct{ V []InlinedRow }
 		fuzzOne(t, b, func(v []byte) (*rowsBox, error) { x, err := decodeInlineChunk(v); return &rowsBox{x}, err },

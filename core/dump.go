@@ -64,6 +64,9 @@ type Dump struct {
 	// table, data file and row id.
 	InlinedDeleteTables []InlinedDeleteTable
 	InlinedFileDeletes  []InlinedFileDelete
+	// FileVariantStats are DuckLake 1.0's statistics of VARIANT columns,
+	// by table, data file and column.
+	FileVariantStats []FileVariantStats
 }
 
 // Dump reads every version of the catalog's metadata rows at the head, in
@@ -244,6 +247,12 @@ func readDump(ctx context.Context, kv kvReader, at *SnapshotID) (*Dump, error) {
 			x, err := decodeInlinedTable(value)
 			if err == nil {
 				d.InlinedTables = append(d.InlinedTables, *x)
+			}
+			return err
+		case keys.KindFileVariantStats:
+			x, err := decodeFileVariantStats(value)
+			if err == nil {
+				d.FileVariantStats = append(d.FileVariantStats, *x)
 			}
 			return err
 		case keys.KindInlinedDeleteTable:

@@ -155,8 +155,8 @@ func TestRowsInlinedFileDeletes(t *testing.T) {
 	}
 }
 
-// A catalog at format 12 takes no inlined deletion (a format-12 build
-// would not see it) and says how to raise it; its inlined rows keep their
+// A catalog at format 12 takes no inlined deletion nor VARIANT statistics
+// (a format-12 build would not see them) and says how to raise it; its inlined rows keep their
 // ends in inline-delete records, as format-12 builds read them.
 func TestRowsInlinedFileDeletesNeedFormat13(t *testing.T) {
 	store := objstore.NewMemory(0)
@@ -183,12 +183,15 @@ func TestRowsInlinedFileDeletesNeedFormat13(t *testing.T) {
 		"row": func(tx *core.Transaction) error {
 			return tx.PutInlinedFileDelete(core.InlinedFileDelete{TableID: 1, DataFileID: 2, RowID: 3, Begin: 1})
 		},
+		"VARIANT statistics": func(tx *core.Transaction) error {
+			return tx.PutFileVariantStats(core.FileVariantStats{TableID: 1, DataFileID: 2, ColumnID: 3, Paths: []core.VariantPathStats{{VariantPath: "a"}}})
+		},
 	} {
 		_, err := rowsCommit(t, c, func(tx *core.Transaction) error {
 			return errs(tx.PutSnapshot(core.Snapshot{ID: 1, NextCatalogID: 2, ChangesMade: "inlined_delete:1"}), stage(tx))
 		})
 		if core.KindOf(err) != core.Migration || !strings.Contains(err.Error(), "moraine migrate") || !strings.Contains(err.Error(), "format 12") {
-			t.Fatalf("an inlined-deletion %s at format 12: %v", what, err)
+			t.Fatalf("%s at format 12: %v", what, err)
 		}
 	}
 	commitKeepsTheCachedHeadTrue(t, c, store, "a row at 12", func(tx *core.Transaction) error {

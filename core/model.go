@@ -188,6 +188,30 @@ type FileColumnStats struct {
 	ExtraStats      *string
 }
 
+// FileVariantStats is ducklake_file_variant_stats for one VARIANT column
+// of one data file (DuckLake 1.0): the statistics of each shredded path,
+// by variant path.
+type FileVariantStats struct {
+	TableID    TableID
+	DataFileID DataFileID
+	ColumnID   ColumnID
+	Paths      []VariantPathStats
+}
+
+// VariantPathStats is one ducklake_file_variant_stats row: the statistics
+// of one path of a VARIANT column, and the type it was shredded as.
+type VariantPathStats struct {
+	VariantPath     string
+	ShreddedType    *string
+	ColumnSizeBytes *uint64
+	ValueCount      *uint64
+	NullCount       *uint64
+	MinValue        *string
+	MaxValue        *string
+	ContainsNaN     *bool
+	ExtraStats      *string
+}
+
 // SchemaVersion is ducklake_schema_versions: table's shape changed at
 // BeginSnapshot to SchemaVersion.
 type SchemaVersion struct {

@@ -777,6 +777,29 @@ func (t *Transaction) DeleteInlinedTable(table TableID, schemaVersion uint64) er
 	return nil
 }
 
+// PutFileVariantStats stages the statistics of a data file's VARIANT
+// column as given (format 13).
+func (t *Transaction) PutFileVariantStats(s FileVariantStats) error {
+	if err := t.checkRows("PutFileVariantStats"); err != nil {
+		return err
+	}
+	if err := t.needsDuckLake10("VARIANT statistics"); err != nil {
+		return err
+	}
+	t.put(keys.CurrentFileVariantStats(uint64(s.TableID), uint64(s.DataFileID), uint64(s.ColumnID)), encodeFileVariantStats(&s))
+	return nil
+}
+
+// DeleteFileVariantStats removes the statistics of a data file's VARIANT
+// column.
+func (t *Transaction) DeleteFileVariantStats(table TableID, file DataFileID, column ColumnID) error {
+	if err := t.checkRows("DeleteFileVariantStats"); err != nil {
+		return err
+	}
+	t.del(keys.CurrentFileVariantStats(uint64(table), uint64(file), uint64(column)))
+	return nil
+}
+
 // PutInlinedDeleteTable stages ducklake_inlined_delete_<table> as DuckLake
 // 1.0 created it (format 13).
 func (t *Transaction) PutInlinedDeleteTable(it InlinedDeleteTable) error {

@@ -65,6 +65,28 @@ func NewChanges(v *View) *Changes {
 // View is the view the changes are over.
 func (c *Changes) View() *View { return c.view }
 
+// DataPath is the lake's data path as the transaction sees it: the value
+// of ducklake_metadata's global data_path row ("" for none, or a store
+// holding no lake).
+func (c *Changes) DataPath() string {
+	t := c.Lookup("ducklake_metadata")
+	if t == nil {
+		return ""
+	}
+	set, err := c.Rows(t)
+	if err != nil {
+		return ""
+	}
+	key, value, scope := t.ColumnIndex("key"), t.ColumnIndex("value"), t.ColumnIndex("scope")
+	for _, r := range set.Cells() {
+		if k, _ := r[key].(string); k == "data_path" && (scope < 0 || r[scope] == nil) {
+			v, _ := r[value].(string)
+			return v
+		}
+	}
+	return ""
+}
+
 // Empty reports whether the transaction wrote nothing: no table created,
 // no base row deleted or updated, no inserted row live.
 func (c *Changes) Empty() bool {

@@ -675,12 +675,43 @@ func (s *stager) macros() {
 	}, read(before), read(after))
 }
 
-// variantStats: the catalog holds no VARIANT statistics yet, so a commit
-// writing them is refused rather than losing them.
+// variantStats: the statistics of one VARIANT column of one data file,
+// its rows (one per variant path) in path order.
 func (s *stager) variantStats() {
-	if tc := s.changed["ducklake_file_variant_stats"]; tc != nil && (len(tc.Inserted()) > 0 || len(tc.Updated()) > 0) {
-		s.fail(unsupported("ducklake_file_variant_stats: moraine does not keep statistics of VARIANT columns yet, so it refuses the commit that writes them rather than drop them"))
+	name := "ducklake_file_variant_stats"
+	key := keyOf("data_file_id", "column_id")
+	keys := map[string]bool{}
+	s.touched(name, key, keys)
+	if len(keys) == 0 {
+		return
 	}
+	read := func(at side) map[string]core.FileVariantStats {
+		out := map[string]core.FileVariantStats{}
+		for k, rs := range s.grouped(name, at, key, keys) {
+			st := core.FileVariantStats{DataFileID: core.DataFileID(rs[0].u("data_file_id")), TableID: core.TableID(rs[0].u("table_id")),
+				ColumnID: core.ColumnID(rs[0].u("column_id"))}
+			for _, r := range rs {
+				if core.TableID(r.u("table_id")) != st.TableID {
+					s.fail(unsupported("%s: the rows of data file %d, column %d name two tables", name, st.DataFileID, st.ColumnID))
+				}
+				st.Paths = append(st.Paths, core.VariantPathStats{VariantPath: r.s("variant_path"), ShreddedType: r.optS("shredded_type"),
+					ColumnSizeBytes: r.optU("column_size_bytes"), ValueCount: r.optU("value_count"), NullCount: r.optU("null_count"),
+					MinValue: r.optS("min_value"), MaxValue: r.optS("max_value"), ContainsNaN: r.optB("contains_nan"), ExtraStats: r.optS("extra_stats")})
+			}
+			slices.SortStableFunc(st.Paths, func(a, b core.VariantPathStats) int { return cmp.Compare(a.VariantPath, b.VariantPath) })
+			for i := 1; i < len(st.Paths); i++ {
+				if st.Paths[i].VariantPath == st.Paths[i-1].VariantPath {
+					s.fail(unsupported("%s holds variant path %q of data file %d, column %d twice", name, st.Paths[i].VariantPath, st.DataFileID, st.ColumnID))
+				}
+			}
+			out[k] = st
+		}
+		return out
+	}
+	stageDiff(s, read(before), read(after), s.tx.PutFileVariantStats,
+		func(e core.FileVariantStats) error {
+			return s.tx.DeleteFileVariantStats(e.TableID, e.DataFileID, e.ColumnID)
+		})
 }
 
 // tags: every tag row of one object.

@@ -439,8 +439,33 @@ func TestCommitDuckLake10WritesRoundTrip(t *testing.T) {
 	ins = func(table string, rows ...[]any) { t.Helper(); noErr(t, c.Insert(table, rows)) }
 	ins("ducklake_snapshot", []any{int64(4), when, int64(3), int64(5), int64(3)})
 	ins("ducklake_snapshot_changes", []any{int64(4), "inserted_into_table:2", nil, nil, nil})
-	ins("ducklake_file_variant_stats", []any{int64(2), int64(2), int64(1), "a", "int32", int64(10), int64(3), int64(0), "1", "3", nil, nil})
-	if _, err := Commit(bg, cat, c); core.KindOf(err) != core.Unsupported || !strings.Contains(err.Error(), "VARIANT") {
-		t.Fatalf("a commit writing variant statistics: %v", err)
+	ins("ducklake_file_variant_stats", []any{int64(2), int64(2), int64(1), "b", "VARCHAR", int64(12), int64(3), int64(1), "x", "z", nil, nil},
+		[]any{int64(2), int64(2), int64(1), "a", "int32", int64(10), int64(3), int64(0), "1", "3", nil, nil})
+	commitAndCompare(t, cat, c)
+	d, err = cat.Dump(bg)
+	noErr(t, err)
+	if len(d.FileVariantStats) != 1 || len(d.FileVariantStats[0].Paths) != 2 || d.FileVariantStats[0].Paths[0].VariantPath != "a" ||
+		*d.FileVariantStats[0].Paths[1].ShreddedType != "VARCHAR" || *d.FileVariantStats[0].Paths[1].NullCount != 1 {
+		t.Fatalf("the variant statistics DuckLake wrote: %+v", d.FileVariantStats)
+	}
+
+	// Compaction deletes them with the file's other statistics.
+	c = pin(t, cat)
+	set, err := c.Rows(c.Lookup("ducklake_file_variant_stats"))
+	noErr(t, err)
+	var ids []int64
+	for i := 0; i < set.Len(); i++ {
+		id, _ := set.Row(i)
+		ids = append(ids, id)
+	}
+	if n, err := c.Delete("ducklake_file_variant_stats", ids); err != nil || n != 2 {
+		t.Fatalf("DELETE FROM ducklake_file_variant_stats: %d, %v", n, err)
+	}
+	ins = func(table string, rows ...[]any) { t.Helper(); noErr(t, c.Insert(table, rows)) }
+	ins("ducklake_snapshot", []any{int64(5), when, int64(3), int64(5), int64(3)})
+	ins("ducklake_snapshot_changes", []any{int64(5), "merge_adjacent:2", nil, nil, nil})
+	commitAndCompare(t, cat, c)
+	if d, err = cat.Dump(bg); err != nil || len(d.FileVariantStats) != 0 {
+		t.Fatalf("after the delete: %+v, %v", d.FileVariantStats, err)
 	}
 }

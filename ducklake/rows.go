@@ -334,9 +334,16 @@ var metadataRows = map[string]func(d *core.Dump, s *Spec) [][]any{
 		}
 		return rows
 	},
-	// The catalog holds no variant statistics yet: a lake has none to show,
-	// and a commit writing some is refused (commit.go).
-	"ducklake_file_variant_stats": func(*core.Dump, *Spec) [][]any { return nil },
+	"ducklake_file_variant_stats": func(d *core.Dump, _ *Spec) (rows [][]any) {
+		for _, s := range d.FileVariantStats {
+			for _, p := range s.Paths {
+				rows = append(rows, []any{i64(s.DataFileID), i64(s.TableID), i64(s.ColumnID), p.VariantPath, optStr(p.ShreddedType),
+					optI64(p.ColumnSizeBytes), optI64(p.ValueCount), optI64(p.NullCount), optStr(p.MinValue), optStr(p.MaxValue),
+					optBool(p.ContainsNaN), optStr(p.ExtraStats)})
+			}
+		}
+		return rows
+	},
 }
 
 // latestMacros lists each macro id once, as its latest version.

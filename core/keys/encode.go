@@ -201,6 +201,12 @@ func CurrentInlinedFileDelete(tableID, dataFileID, rowID uint64) []byte {
 	return Current(KindInlinedFileDelete, tableID, dataFileID, rowID)
 }
 
+// CurrentFileVariantStats is the statistics of a data file's VARIANT
+// column (FileVariantStatsValue).
+func CurrentFileVariantStats(tableID, dataFileID, columnID uint64) []byte {
+	return Current(KindFileVariantStats, tableID, dataFileID, columnID)
+}
+
 // GcFile is current/gc_file: a data file scheduled for deletion (GcFileValue).
 func GcFile(dataFileID uint64) []byte {
 	return build(shapeInfos[ShapeGcFile].header, -1, []uint64{dataFileID}, 0)

@@ -70,6 +70,7 @@ var goldenKeys = []struct {
 	{CurrentInlinedTable(7, 3), "04 02 11 " + u7 + u3, "current/inlined_table/7/3"},
 	{CurrentInlinedDeleteTable(7), "04 02 12 " + u7, "current/inlined_delete_table/7"},
 	{CurrentInlinedFileDelete(7, 3, 7), "04 02 13 " + u7 + u3 + u7, "current/inlined_file_delete/7/3/7"},
+	{CurrentFileVariantStats(7, 3, 7), "04 02 14 " + u7 + u3 + u7, "current/file_variant_stats/7/3/7"},
 	{Current(KindColumn, 7, 3), "04 02 05 " + u7 + u3, "current/column/7/3"},
 
 	// current gc files

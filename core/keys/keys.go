@@ -89,6 +89,9 @@ const (
 	// deletion inlining (format 13).
 	KindInlinedDeleteTable Kind = 0x12
 	KindInlinedFileDelete  Kind = 0x13
+	// KindFileVariantStats is DuckLake 1.0's statistics of a data file's
+	// VARIANT column (format 13).
+	KindFileVariantStats Kind = 0x14
 )
 
 type kindInfo struct {
@@ -116,12 +119,13 @@ var kindInfos = map[Kind]kindInfo{
 	KindInlinedTable:       {"inlined_table", []string{"table_id", "schema_version"}, false},
 	KindInlinedDeleteTable: {"inlined_delete_table", []string{"table_id"}, false},
 	KindInlinedFileDelete:  {"inlined_file_delete", []string{"table_id", "data_file_id", "row_id"}, false},
+	KindFileVariantStats:   {"file_variant_stats", []string{"table_id", "data_file_id", "column_id"}, false},
 }
 
 // Kinds returns every entity kind in byte order.
 func Kinds() []Kind {
 	out := make([]Kind, 0, len(kindInfos))
-	for k := KindSchema; k <= KindInlinedFileDelete; k++ {
+	for k := KindSchema; k <= KindFileVariantStats; k++ {
 		out = append(out, k)
 	}
 	return out

@@ -454,7 +454,7 @@ func TestConstructorsPanicOnMisuse(t *testing.T) {
 
 func TestKinds(t *testing.T) {
 	ks := Kinds()
-	if len(ks) != 18 || ks[0] != KindSchema || ks[15] != KindInlinedTable || ks[17] != KindInlinedFileDelete {
+	if len(ks) != 19 || ks[0] != KindSchema || ks[15] != KindInlinedTable || ks[18] != KindFileVariantStats {
 		t.Fatalf("Kinds() = %v", ks)
 	}
 	var versioned, unversioned []string
@@ -471,11 +471,11 @@ func TestKinds(t *testing.T) {
 	if got := strings.Join(versioned, ","); got != "schema,table,view,column,partition,data_file,delete_file,sort,macro" {
 		t.Errorf("versioned kinds: %s", got)
 	}
-	if got := strings.Join(unversioned, ","); got != "file_column_stats,table_stats,table_column_stats,tag,option,mapping,inlined_table,inlined_delete_table,inlined_file_delete" {
+	if got := strings.Join(unversioned, ","); got != "file_column_stats,table_stats,table_column_stats,tag,option,mapping,inlined_table,inlined_delete_table,inlined_file_delete,file_variant_stats" {
 		t.Errorf("unversioned kinds: %s", got)
 	}
-	if Kind(0x14).Valid() || Kind(0x14).Arity() != 0 || Kind(0x14).String() != "kind(0x14)" {
-		t.Error("kind 0x14 must be unknown")
+	if Kind(0x15).Valid() || Kind(0x15).Arity() != 0 || Kind(0x15).String() != "kind(0x15)" {
+		t.Error("kind 0x15 must be unknown")
 	}
 	if Describe([]byte{0x0a}) == "" || !strings.HasPrefix(Describe([]byte{0x0a}), "corrupt key 0a") {
 		t.Errorf("Describe(garbage) = %q", Describe([]byte{0x0a}))

@@ -57,13 +57,22 @@ func acquire(key string, open func() (*attach.Attached, error)) (attachedCatalog
 	opened.mu.Unlock()
 
 	a, err := open()
+	var lake *storage.Lake
+	if err == nil {
+		lake = storage.NewLake(a.Catalog, a.Config.Path, a.Config.WalStore)
+		if !a.Config.ReadOnly {
+			if err = lake.CheckDataPath(context.Background()); err != nil {
+				a.Close(context.Background())
+			}
+		}
+	}
 	opened.mu.Lock()
 	if err != nil {
 		e.err = err
 		e.refs--
 		delete(opened.m, key)
 	} else {
-		e.cat = attachedCatalog{Attached: a, lake: storage.NewLake(a.Catalog), key: key}
+		e.cat = attachedCatalog{Attached: a, lake: lake, key: key}
 	}
 	opened.mu.Unlock()
 	close(e.ready)

@@ -7,8 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -25,17 +27,30 @@ type suiteConfig struct {
 		Reason string   `json:"reason"`
 		Paths  []string `json:"paths"`
 	} `json:"skip_tests"`
+	// FileCatalogFailuresAllowed bounds the files that may fail on
+	// DuckLake's own DuckDB-file catalog in a build (left out then); 3
+	// when absent.
+	FileCatalogFailuresAllowed *int `json:"file_catalog_failures_allowed"`
+
+	name string // the file's name, for messages
+	root string // the directory of DuckLake's test files
 }
 
+// loadSuite reads the suite of the release's DuckLake: 0.3's files
+// (../shared/ducklake/tests) with ducklake-suite.json, 1.0's
+// (../shared/ducklake/v1.5.5/tests) with ducklake-suite-1.0.json.
 func loadSuite(t *testing.T) suiteConfig {
 	t.Helper()
-	b, err := os.ReadFile("ducklake-suite.json")
+	c := suiteConfig{name: "ducklake-suite.json", root: filepath.Join(repoRoot(), "..", "shared", "ducklake", "tests")}
+	if duckLakeSpec(t) == "1.0" {
+		c.name, c.root = "ducklake-suite-1.0.json", filepath.Join(repoRoot(), "..", "shared", "ducklake", "v1.5.5", "tests")
+	}
+	b, err := os.ReadFile(c.name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c suiteConfig
 	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatalf("ducklake-suite.json: %v", err)
+		t.Fatalf("%s: %v", c.name, err)
 	}
 	return c
 }
@@ -53,8 +68,17 @@ var resultLine = regexp.MustCompile(`^(PASS|FAIL|SKIP) (\S+)`)
 // DuckLake's own catalog (a DuckDB file): a file that fails there fails
 // for DuckLake in that build, not for moraine, and is left out (logged);
 // every other file must pass on moraine.
+//
+// DuckLake 1.0's files (on a release whose DuckLake is 1.0) run in DuckDB's
+// official libduckdb.so only: about 300 files take some two minutes a run,
+// and the CI budget holds three (the baseline and both builds), not five.
 func TestDuckLakeSuite(t *testing.T) {
-	for _, h := range hosts() {
+	cfg := loadSuite(t)
+	hs := hosts()
+	if duckLakeSpec(t) == "1.0" {
+		hs = hs[1:] // the official host
+	}
+	for _, h := range hs {
 		for _, b := range []struct {
 			name, ext string
 			extra     []string
@@ -64,7 +88,7 @@ func TestDuckLakeSuite(t *testing.T) {
 		} {
 			t.Run(h.name+"/"+b.name, func(t *testing.T) {
 				t.Parallel()
-				runDuckLakeSuite(t, h, b.ext, b.extra)
+				runDuckLakeSuite(t, cfg, h, b.ext, b.extra)
 			})
 		}
 	}
@@ -85,16 +109,15 @@ func runSuiteFiles(t *testing.T, root string, args, files []string) (string, map
 	return string(out), passed
 }
 
-func runDuckLakeSuite(t *testing.T, h host, ext string, extra []string) {
-	root := filepath.Join(repoRoot(), "..", "shared", "ducklake", "tests")
+func runDuckLakeSuite(t *testing.T, cfg suiteConfig, h host, ext string, extra []string) {
+	root := cfg.root
 	if _, err := os.Stat(filepath.Join(root, "test", "sql")); err != nil {
 		t.Fatalf("DuckLake's tests are not at %s: %v", root, err)
 	}
-	cfg := loadSuite(t)
 	skip := map[string]string{}
 	for _, s := range cfg.SkipTests {
 		if s.Reason == "" {
-			t.Fatalf("ducklake-suite.json: a skip without a reason: %v", s.Paths)
+			t.Fatalf("%s: a skip without a reason: %v", cfg.name, s.Paths)
 		}
 		for _, p := range s.Paths {
 			skip[p] = s.Reason
@@ -107,7 +130,9 @@ func runDuckLakeSuite(t *testing.T, h host, ext string, extra []string) {
 		}
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
-		if _, ok := skip[rel]; !ok {
+		if reason, ok := skip[rel]; ok {
+			t.Logf("%s is not run (%s): %s", rel, cfg.name, reason)
+		} else {
 			files = append(files, rel)
 		}
 		delete(skip, rel)
@@ -117,40 +142,74 @@ func runDuckLakeSuite(t *testing.T, h host, ext string, extra []string) {
 		t.Fatal(err)
 	}
 	for p := range skip {
-		t.Errorf("ducklake-suite.json skips %s, which is not one of DuckLake's test files", p)
+		t.Errorf("%s skips %s, which is not one of DuckLake's test files", cfg.name, p)
 	}
 	sort.Strings(files)
+	// In the official host the baseline, DuckLake's own catalog in the
+	// same DuckDB build (the files' default DUCKLAKE_CONNECTION, a DuckDB
+	// file), runs beside moraine's run (once per host, for both builds):
+	// a file that fails there fails for DuckLake, not for moraine.
+	var base chan map[string]bool
 	if h.sltArgs != nil {
-		// The baseline: DuckLake's own catalog in the same build (the
-		// files' default DUCKLAKE_CONNECTION, a DuckDB file).
-		out, passed := runSuiteFiles(t, root, append(append([]string{}, h.sltArgs...), "--extension", ext, "--timeout", "300"), files)
-		var kept []string
-		for _, f := range files {
-			if passed[f] {
-				kept = append(kept, f)
-			} else {
-				t.Logf("%s fails in the %s build on DuckLake's own DuckDB-file catalog too: left out", f, h.name)
-			}
-		}
-		if len(kept) < len(files)-3 {
-			t.Fatalf("only %d of %d files pass on DuckLake's own catalog in the %s build:\n%s", len(kept), len(files), h.name, out)
-		}
-		files = kept
+		base = make(chan map[string]bool, 1)
+		go func() { base <- baselineOf(t, cfg, h, files) }()
 	}
-	files = append(files, extra...)
 	args := append(append([]string{}, h.sltArgs...), "--extension", ext, "--timeout", "300")
 	for _, e := range cfg.TestEnv {
 		args = append(args, "--env", e.Name+"="+e.Value)
 	}
-	out, passed := runSuiteFiles(t, root, args, files)
+	out, passed := runSuiteFiles(t, root, args, append(slices.Clone(files), extra...))
 	t.Logf("sqllogictest-%s on DuckLake's tests with moraine as the catalog (%s build):\n%s", version, h.name, out)
-	if len(passed) != len(files) {
-		t.Fatalf("%d of %d files passed", len(passed), len(files))
+	want := files
+	if base != nil {
+		basePassed := <-base
+		want = nil
+		for _, f := range files {
+			if basePassed[f] {
+				want = append(want, f)
+			} else {
+				t.Logf("%s fails in the %s build on DuckLake's own DuckDB-file catalog too: left out", f, h.name)
+			}
+		}
+		allowed := 3
+		if cfg.FileCatalogFailuresAllowed != nil {
+			allowed = *cfg.FileCatalogFailuresAllowed
+		}
+		if len(want) < len(files)-allowed {
+			t.Fatalf("only %d of %d files pass on DuckLake's own catalog in the %s build", len(want), len(files), h.name)
+		}
 	}
-	want := fmt.Sprintf("%d passed, 0 failed, 0 skipped", len(files))
-	if !strings.Contains(out, want) {
-		t.Fatalf("want %q in the output", want)
+	failed := 0
+	for _, f := range append(want, extra...) {
+		if !passed[f] {
+			t.Errorf("%s fails with moraine as the catalog", f)
+			failed++
+		}
 	}
+	if failed == 0 && len(passed) < len(want)+len(extra) {
+		t.Fatalf("%d files passed, want at least %d", len(passed), len(want)+len(extra))
+	}
+}
+
+// baselines holds, per host, the files of DuckLake's tests that pass on
+// DuckLake's own catalog (a DuckDB file) in that host's DuckDB build, run
+// once for both builds' subtests.
+var baselines sync.Map // host name -> *baseline
+
+type baseline struct {
+	once   sync.Once
+	passed map[string]bool
+}
+
+func baselineOf(t *testing.T, cfg suiteConfig, h host, files []string) map[string]bool {
+	b, _ := baselines.LoadOrStore(h.name, &baseline{})
+	bl := b.(*baseline)
+	bl.once.Do(func() {
+		out, passed := runSuiteFiles(t, cfg.root, append(append([]string{}, h.sltArgs...), "--extension", extension(), "--timeout", "300"), files)
+		t.Logf("sqllogictest-%s on DuckLake's tests with its own DuckDB-file catalog (%s build):\n%s", version, h.name, out)
+		bl.passed = passed
+	})
+	return bl.passed
 }
 
 // DuckLake's concurrent deletes (20 connections of one DuckDB, each a
@@ -171,7 +230,7 @@ func TestConcurrentDuckLakeUnderGCPressure(t *testing.T) {
 			defer func() { done <- struct{}{} }()
 			for r := range runs {
 				cmd := exec.Command(sqllogictest(), "--extension", extension(), "--timeout", "120",
-					"--env", "DUCKLAKE_CONNECTION=moraine:__TEST_DIR__/{UUID}", file)
+					"--env", "DUCKLAKE_CONNECTION=moraine:__TEST_DIR__/{BASE_TEST_NAME}", file)
 				cmd.Dir = root
 				cmd.Env = append(os.Environ(), "GOGC=1")
 				if out, err := cmd.CombinedOutput(); err != nil {

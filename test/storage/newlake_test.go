@@ -105,3 +105,75 @@ SELECT count(*) AS n FROM __ducklake_metadata_lake.ducklake_inlined_delete_1;
 		}
 	}
 }
+
+// A lake kept inside DuckLake's DATA_PATH (the store's objects beside the
+// Parquet files): DuckLake 1.0's orphan cleanup removes only Parquet
+// files no snapshot references, never moraine's objects, and the lake
+// reads the same afterwards in a fresh process. DuckLake 0.3's removes
+// every file under DATA_PATH it does not list (measured: all 12 objects of
+// such a lake), so under 0.3 moraine refuses to create a lake there,
+// naming both paths.
+func TestOrphanCleanupLeavesALakeInTheDataPath(t *testing.T) {
+	h := hosts()[1] // DuckDB's official libduckdb.so
+	dir := t.TempDir()
+	script := func(script string) (string, error) {
+		t.Helper()
+		head := "LOAD " + sqlString(ducklakeExtension()) + ";\nLOAD " + sqlString(extension()) + ";\n" +
+			"ATTACH " + sqlString("ducklake:moraine:"+filepath.Join(dir, "lake")) + " AS lake (DATA_PATH " + sqlString(dir+"/") + ");\n"
+		cmd := exec.Command(h.shell, "--setting", "extension_directory="+filepath.Join(dir, "ext"), "--sql")
+		cmd.Stdin = strings.NewReader(head + script)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	run := func(sql string) string {
+		t.Helper()
+		out, err := script(sql)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return out
+	}
+	if duckLakeSpec(t) == "0.3" {
+		out, err := script("CREATE TABLE lake.t (i INTEGER);\n")
+		if err == nil || !strings.Contains(out, "lie inside its DATA_PATH") || !strings.Contains(out, filepath.Join(dir, "lake")) {
+			t.Fatalf("a new lake inside DATA_PATH under DuckLake 0.3: %v\n%s", err, out)
+		}
+		return
+	}
+	objects := func() int {
+		t.Helper()
+		n := 0
+		err := filepath.WalkDir(filepath.Join(dir, "lake"), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				n++
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	run(`CREATE TABLE lake.t AS SELECT i FROM range(1000) r(i);
+DELETE FROM lake.t WHERE i < 500;
+SELECT count(*) AS n FROM ducklake_rewrite_data_files('lake', 't', delete_threshold => 0);
+SELECT count(*) AS n FROM ducklake_expire_snapshots('lake', older_than => now());
+SELECT count(*) AS n FROM ducklake_cleanup_old_files('lake', cleanup_all => true);
+`)
+	before := objects()
+	if before == 0 {
+		t.Fatal("the lake holds no objects")
+	}
+	got := run(`SELECT count(*) AS n FROM ducklake_delete_orphaned_files('lake', cleanup_all => true);
+SELECT count(*) AS n, sum(i) AS total FROM lake.t;
+`)
+	if after := objects(); after < before {
+		t.Fatalf("the orphan cleanup removed %d of the lake's %d objects", before-after, before)
+	}
+	if want := "n\n0\nn|total\n500|374750\n"; got != want {
+		t.Fatalf("after the orphan cleanup:\n%s\nwant\n%s", got, want)
+	}
+	if got := run("SELECT count(*) AS n, sum(i) AS total FROM lake.t;\n"); got != "n|total\n500|374750\n" {
+		t.Fatalf("a fresh process reads:\n%s", got)
+	}
+}

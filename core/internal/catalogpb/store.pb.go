@@ -1907,6 +1907,77 @@ func (x *FileColumnStatsValue) GetExtraStats() string {
 	return ""
 }
 
+// ducklake_file_variant_stats for one VARIANT column of one data file:
+// the statistics of each of its shredded paths (DuckLake 1.0, format 13);
+// unversioned, removed with the file's other statistics.
+type FileVariantStatsValue struct {
+	state         protoimpl.MessageState        `protogen:"open.v1"`
+	TableId       uint64                        `protobuf:"varint,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	DataFileId    uint64                        `protobuf:"varint,2,opt,name=data_file_id,json=dataFileId,proto3" json:"data_file_id,omitempty"`
+	ColumnId      uint64                        `protobuf:"varint,3,opt,name=column_id,json=columnId,proto3" json:"column_id,omitempty"`
+	Paths         []*FileVariantStatsValue_Path `protobuf:"bytes,4,rep,name=paths,proto3" json:"paths,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FileVariantStatsValue) Reset() {
+	*x = FileVariantStatsValue{}
+	mi := &file_moraine_store_v1_store_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FileVariantStatsValue) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FileVariantStatsValue) ProtoMessage() {}
+
+func (x *FileVariantStatsValue) ProtoReflect() protoreflect.Message {
+	mi := &file_moraine_store_v1_store_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FileVariantStatsValue.ProtoReflect.Descriptor instead.
+func (*FileVariantStatsValue) Descriptor() ([]byte, []int) {
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *FileVariantStatsValue) GetTableId() uint64 {
+	if x != nil {
+		return x.TableId
+	}
+	return 0
+}
+
+func (x *FileVariantStatsValue) GetDataFileId() uint64 {
+	if x != nil {
+		return x.DataFileId
+	}
+	return 0
+}
+
+func (x *FileVariantStatsValue) GetColumnId() uint64 {
+	if x != nil {
+		return x.ColumnId
+	}
+	return 0
+}
+
+func (x *FileVariantStatsValue) GetPaths() []*FileVariantStatsValue_Path {
+	if x != nil {
+		return x.Paths
+	}
+	return nil
+}
+
 // ducklake_tag: every tag of one object (unversioned container; each entry
 // has its own lifetime).
 type TagsValue struct {
@@ -1919,7 +1990,7 @@ type TagsValue struct {
 
 func (x *TagsValue) Reset() {
 	*x = TagsValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[21]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1931,7 +2002,7 @@ func (x *TagsValue) String() string {
 func (*TagsValue) ProtoMessage() {}
 
 func (x *TagsValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[21]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1944,7 +2015,7 @@ func (x *TagsValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TagsValue.ProtoReflect.Descriptor instead.
 func (*TagsValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{21}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *TagsValue) GetObjectId() uint64 {
@@ -1974,7 +2045,7 @@ type OptionsValue struct {
 
 func (x *OptionsValue) Reset() {
 	*x = OptionsValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[22]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1986,7 +2057,7 @@ func (x *OptionsValue) String() string {
 func (*OptionsValue) ProtoMessage() {}
 
 func (x *OptionsValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[22]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1999,7 +2070,7 @@ func (x *OptionsValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OptionsValue.ProtoReflect.Descriptor instead.
 func (*OptionsValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{22}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *OptionsValue) GetScopeKind() uint64 {
@@ -2035,7 +2106,7 @@ type PartitionColumn struct {
 
 func (x *PartitionColumn) Reset() {
 	*x = PartitionColumn{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[23]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2047,7 +2118,7 @@ func (x *PartitionColumn) String() string {
 func (*PartitionColumn) ProtoMessage() {}
 
 func (x *PartitionColumn) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[23]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2060,7 +2131,7 @@ func (x *PartitionColumn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartitionColumn.ProtoReflect.Descriptor instead.
 func (*PartitionColumn) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{23}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *PartitionColumn) GetKeyIndex() uint64 {
@@ -2098,7 +2169,7 @@ type PartitionValue struct {
 
 func (x *PartitionValue) Reset() {
 	*x = PartitionValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[24]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2110,7 +2181,7 @@ func (x *PartitionValue) String() string {
 func (*PartitionValue) ProtoMessage() {}
 
 func (x *PartitionValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[24]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2123,7 +2194,7 @@ func (x *PartitionValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartitionValue.ProtoReflect.Descriptor instead.
 func (*PartitionValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{24}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *PartitionValue) GetTableId() uint64 {
@@ -2175,7 +2246,7 @@ type SortExpression struct {
 
 func (x *SortExpression) Reset() {
 	*x = SortExpression{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[25]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2187,7 +2258,7 @@ func (x *SortExpression) String() string {
 func (*SortExpression) ProtoMessage() {}
 
 func (x *SortExpression) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[25]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2200,7 +2271,7 @@ func (x *SortExpression) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SortExpression.ProtoReflect.Descriptor instead.
 func (*SortExpression) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{25}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *SortExpression) GetExpressionIndex() uint64 {
@@ -2252,7 +2323,7 @@ type SortValue struct {
 
 func (x *SortValue) Reset() {
 	*x = SortValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[26]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2264,7 +2335,7 @@ func (x *SortValue) String() string {
 func (*SortValue) ProtoMessage() {}
 
 func (x *SortValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[26]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2277,7 +2348,7 @@ func (x *SortValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SortValue.ProtoReflect.Descriptor instead.
 func (*SortValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{26}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *SortValue) GetTableId() uint64 {
@@ -2329,7 +2400,7 @@ type NameMapping struct {
 
 func (x *NameMapping) Reset() {
 	*x = NameMapping{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[27]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2341,7 +2412,7 @@ func (x *NameMapping) String() string {
 func (*NameMapping) ProtoMessage() {}
 
 func (x *NameMapping) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[27]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2354,7 +2425,7 @@ func (x *NameMapping) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NameMapping.ProtoReflect.Descriptor instead.
 func (*NameMapping) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{27}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *NameMapping) GetColumnId() uint64 {
@@ -2409,7 +2480,7 @@ type InlinedTableValue struct {
 
 func (x *InlinedTableValue) Reset() {
 	*x = InlinedTableValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[28]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2421,7 +2492,7 @@ func (x *InlinedTableValue) String() string {
 func (*InlinedTableValue) ProtoMessage() {}
 
 func (x *InlinedTableValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[28]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2434,7 +2505,7 @@ func (x *InlinedTableValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InlinedTableValue.ProtoReflect.Descriptor instead.
 func (*InlinedTableValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{28}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *InlinedTableValue) GetTableId() uint64 {
@@ -2485,7 +2556,7 @@ type MappingValue struct {
 
 func (x *MappingValue) Reset() {
 	*x = MappingValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[29]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2497,7 +2568,7 @@ func (x *MappingValue) String() string {
 func (*MappingValue) ProtoMessage() {}
 
 func (x *MappingValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[29]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2510,7 +2581,7 @@ func (x *MappingValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MappingValue.ProtoReflect.Descriptor instead.
 func (*MappingValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{29}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *MappingValue) GetTableId() uint64 {
@@ -2555,7 +2626,7 @@ type MacroParameter struct {
 
 func (x *MacroParameter) Reset() {
 	*x = MacroParameter{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[30]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2567,7 +2638,7 @@ func (x *MacroParameter) String() string {
 func (*MacroParameter) ProtoMessage() {}
 
 func (x *MacroParameter) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[30]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2580,7 +2651,7 @@ func (x *MacroParameter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MacroParameter.ProtoReflect.Descriptor instead.
 func (*MacroParameter) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{30}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *MacroParameter) GetColumnId() uint64 {
@@ -2632,7 +2703,7 @@ type MacroImpl struct {
 
 func (x *MacroImpl) Reset() {
 	*x = MacroImpl{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[31]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2644,7 +2715,7 @@ func (x *MacroImpl) String() string {
 func (*MacroImpl) ProtoMessage() {}
 
 func (x *MacroImpl) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[31]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2657,7 +2728,7 @@ func (x *MacroImpl) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MacroImpl.ProtoReflect.Descriptor instead.
 func (*MacroImpl) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{31}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *MacroImpl) GetImplId() uint64 {
@@ -2710,7 +2781,7 @@ type MacroValue struct {
 
 func (x *MacroValue) Reset() {
 	*x = MacroValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[32]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2722,7 +2793,7 @@ func (x *MacroValue) String() string {
 func (*MacroValue) ProtoMessage() {}
 
 func (x *MacroValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[32]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2735,7 +2806,7 @@ func (x *MacroValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MacroValue.ProtoReflect.Descriptor instead.
 func (*MacroValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{32}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *MacroValue) GetMacroId() uint64 {
@@ -2793,7 +2864,7 @@ type GcFileValue struct {
 
 func (x *GcFileValue) Reset() {
 	*x = GcFileValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[33]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2805,7 +2876,7 @@ func (x *GcFileValue) String() string {
 func (*GcFileValue) ProtoMessage() {}
 
 func (x *GcFileValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[33]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2818,7 +2889,7 @@ func (x *GcFileValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GcFileValue.ProtoReflect.Descriptor instead.
 func (*GcFileValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{33}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GcFileValue) GetDataFileId() uint64 {
@@ -2861,7 +2932,7 @@ type NameDirValue struct {
 
 func (x *NameDirValue) Reset() {
 	*x = NameDirValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[34]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2873,7 +2944,7 @@ func (x *NameDirValue) String() string {
 func (*NameDirValue) ProtoMessage() {}
 
 func (x *NameDirValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[34]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2886,7 +2957,7 @@ func (x *NameDirValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NameDirValue.ProtoReflect.Descriptor instead.
 func (*NameDirValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{34}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *NameDirValue) GetEntries() []*NameDirValue_Entry {
@@ -2906,7 +2977,7 @@ type DeleteTargetValue struct {
 
 func (x *DeleteTargetValue) Reset() {
 	*x = DeleteTargetValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[35]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2918,7 +2989,7 @@ func (x *DeleteTargetValue) String() string {
 func (*DeleteTargetValue) ProtoMessage() {}
 
 func (x *DeleteTargetValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[35]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2931,7 +3002,7 @@ func (x *DeleteTargetValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTargetValue.ProtoReflect.Descriptor instead.
 func (*DeleteTargetValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{35}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{36}
 }
 
 // One cell of an inlined row. Exactly one member is set; is_null marks
@@ -2955,7 +3026,7 @@ type Cell struct {
 
 func (x *Cell) Reset() {
 	*x = Cell{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[36]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2967,7 +3038,7 @@ func (x *Cell) String() string {
 func (*Cell) ProtoMessage() {}
 
 func (x *Cell) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[36]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2980,7 +3051,7 @@ func (x *Cell) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cell.ProtoReflect.Descriptor instead.
 func (*Cell) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{36}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *Cell) GetValue() isCell_Value {
@@ -3132,7 +3203,7 @@ type InlineRow struct {
 
 func (x *InlineRow) Reset() {
 	*x = InlineRow{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[37]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3144,7 +3215,7 @@ func (x *InlineRow) String() string {
 func (*InlineRow) ProtoMessage() {}
 
 func (x *InlineRow) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[37]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3157,7 +3228,7 @@ func (x *InlineRow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InlineRow.ProtoReflect.Descriptor instead.
 func (*InlineRow) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{37}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *InlineRow) GetRowId() uint64 {
@@ -3193,7 +3264,7 @@ type InlineChunk struct {
 
 func (x *InlineChunk) Reset() {
 	*x = InlineChunk{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[38]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3205,7 +3276,7 @@ func (x *InlineChunk) String() string {
 func (*InlineChunk) ProtoMessage() {}
 
 func (x *InlineChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[38]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3218,7 +3289,7 @@ func (x *InlineChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InlineChunk.ProtoReflect.Descriptor instead.
 func (*InlineChunk) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{38}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *InlineChunk) GetRows() []*InlineRow {
@@ -3241,7 +3312,7 @@ type InlinedDeleteTableValue struct {
 
 func (x *InlinedDeleteTableValue) Reset() {
 	*x = InlinedDeleteTableValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[39]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3253,7 +3324,7 @@ func (x *InlinedDeleteTableValue) String() string {
 func (*InlinedDeleteTableValue) ProtoMessage() {}
 
 func (x *InlinedDeleteTableValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[39]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3266,7 +3337,7 @@ func (x *InlinedDeleteTableValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InlinedDeleteTableValue.ProtoReflect.Descriptor instead.
 func (*InlinedDeleteTableValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{39}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *InlinedDeleteTableValue) GetTableId() uint64 {
@@ -3298,7 +3369,7 @@ type InlinedFileDeleteValue struct {
 
 func (x *InlinedFileDeleteValue) Reset() {
 	*x = InlinedFileDeleteValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[40]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3310,7 +3381,7 @@ func (x *InlinedFileDeleteValue) String() string {
 func (*InlinedFileDeleteValue) ProtoMessage() {}
 
 func (x *InlinedFileDeleteValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[40]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3323,7 +3394,7 @@ func (x *InlinedFileDeleteValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InlinedFileDeleteValue.ProtoReflect.Descriptor instead.
 func (*InlinedFileDeleteValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{40}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *InlinedFileDeleteValue) GetTableId() uint64 {
@@ -3365,7 +3436,7 @@ type InlineDeleteValue struct {
 
 func (x *InlineDeleteValue) Reset() {
 	*x = InlineDeleteValue{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[41]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3377,7 +3448,7 @@ func (x *InlineDeleteValue) String() string {
 func (*InlineDeleteValue) ProtoMessage() {}
 
 func (x *InlineDeleteValue) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[41]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3390,7 +3461,7 @@ func (x *InlineDeleteValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InlineDeleteValue.ProtoReflect.Descriptor instead.
 func (*InlineDeleteValue) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{41}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *InlineDeleteValue) GetEndSnapshot() uint64 {
@@ -3398,6 +3469,114 @@ func (x *InlineDeleteValue) GetEndSnapshot() uint64 {
 		return x.EndSnapshot
 	}
 	return 0
+}
+
+type FileVariantStatsValue_Path struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	VariantPath     string                 `protobuf:"bytes,1,opt,name=variant_path,json=variantPath,proto3" json:"variant_path,omitempty"`
+	ShreddedType    *string                `protobuf:"bytes,2,opt,name=shredded_type,json=shreddedType,proto3,oneof" json:"shredded_type,omitempty"`
+	ColumnSizeBytes *uint64                `protobuf:"varint,3,opt,name=column_size_bytes,json=columnSizeBytes,proto3,oneof" json:"column_size_bytes,omitempty"`
+	ValueCount      *uint64                `protobuf:"varint,4,opt,name=value_count,json=valueCount,proto3,oneof" json:"value_count,omitempty"`
+	NullCount       *uint64                `protobuf:"varint,5,opt,name=null_count,json=nullCount,proto3,oneof" json:"null_count,omitempty"`
+	MinValue        *string                `protobuf:"bytes,6,opt,name=min_value,json=minValue,proto3,oneof" json:"min_value,omitempty"`
+	MaxValue        *string                `protobuf:"bytes,7,opt,name=max_value,json=maxValue,proto3,oneof" json:"max_value,omitempty"`
+	ContainsNan     *bool                  `protobuf:"varint,8,opt,name=contains_nan,json=containsNan,proto3,oneof" json:"contains_nan,omitempty"`
+	ExtraStats      *string                `protobuf:"bytes,9,opt,name=extra_stats,json=extraStats,proto3,oneof" json:"extra_stats,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *FileVariantStatsValue_Path) Reset() {
+	*x = FileVariantStatsValue_Path{}
+	mi := &file_moraine_store_v1_store_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FileVariantStatsValue_Path) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FileVariantStatsValue_Path) ProtoMessage() {}
+
+func (x *FileVariantStatsValue_Path) ProtoReflect() protoreflect.Message {
+	mi := &file_moraine_store_v1_store_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FileVariantStatsValue_Path.ProtoReflect.Descriptor instead.
+func (*FileVariantStatsValue_Path) Descriptor() ([]byte, []int) {
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{21, 0}
+}
+
+func (x *FileVariantStatsValue_Path) GetVariantPath() string {
+	if x != nil {
+		return x.VariantPath
+	}
+	return ""
+}
+
+func (x *FileVariantStatsValue_Path) GetShreddedType() string {
+	if x != nil && x.ShreddedType != nil {
+		return *x.ShreddedType
+	}
+	return ""
+}
+
+func (x *FileVariantStatsValue_Path) GetColumnSizeBytes() uint64 {
+	if x != nil && x.ColumnSizeBytes != nil {
+		return *x.ColumnSizeBytes
+	}
+	return 0
+}
+
+func (x *FileVariantStatsValue_Path) GetValueCount() uint64 {
+	if x != nil && x.ValueCount != nil {
+		return *x.ValueCount
+	}
+	return 0
+}
+
+func (x *FileVariantStatsValue_Path) GetNullCount() uint64 {
+	if x != nil && x.NullCount != nil {
+		return *x.NullCount
+	}
+	return 0
+}
+
+func (x *FileVariantStatsValue_Path) GetMinValue() string {
+	if x != nil && x.MinValue != nil {
+		return *x.MinValue
+	}
+	return ""
+}
+
+func (x *FileVariantStatsValue_Path) GetMaxValue() string {
+	if x != nil && x.MaxValue != nil {
+		return *x.MaxValue
+	}
+	return ""
+}
+
+func (x *FileVariantStatsValue_Path) GetContainsNan() bool {
+	if x != nil && x.ContainsNan != nil {
+		return *x.ContainsNan
+	}
+	return false
+}
+
+func (x *FileVariantStatsValue_Path) GetExtraStats() string {
+	if x != nil && x.ExtraStats != nil {
+		return *x.ExtraStats
+	}
+	return ""
 }
 
 type InlinedTableValue_Column struct {
@@ -3410,7 +3589,7 @@ type InlinedTableValue_Column struct {
 
 func (x *InlinedTableValue_Column) Reset() {
 	*x = InlinedTableValue_Column{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[43]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3422,7 +3601,7 @@ func (x *InlinedTableValue_Column) String() string {
 func (*InlinedTableValue_Column) ProtoMessage() {}
 
 func (x *InlinedTableValue_Column) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[43]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3435,7 +3614,7 @@ func (x *InlinedTableValue_Column) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InlinedTableValue_Column.ProtoReflect.Descriptor instead.
 func (*InlinedTableValue_Column) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{28, 0}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{29, 0}
 }
 
 func (x *InlinedTableValue_Column) GetName() string {
@@ -3462,7 +3641,7 @@ type NameDirValue_Entry struct {
 
 func (x *NameDirValue_Entry) Reset() {
 	*x = NameDirValue_Entry{}
-	mi := &file_moraine_store_v1_store_proto_msgTypes[44]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3474,7 +3653,7 @@ func (x *NameDirValue_Entry) String() string {
 func (*NameDirValue_Entry) ProtoMessage() {}
 
 func (x *NameDirValue_Entry) ProtoReflect() protoreflect.Message {
-	mi := &file_moraine_store_v1_store_proto_msgTypes[44]
+	mi := &file_moraine_store_v1_store_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3487,7 +3666,7 @@ func (x *NameDirValue_Entry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NameDirValue_Entry.ProtoReflect.Descriptor instead.
 func (*NameDirValue_Entry) Descriptor() ([]byte, []int) {
-	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{34, 0}
+	return file_moraine_store_v1_store_proto_rawDescGZIP(), []int{35, 0}
 }
 
 func (x *NameDirValue_Entry) GetName() string {
@@ -3727,6 +3906,35 @@ const file_moraine_store_v1_store_proto_rawDesc = "" +
 	"\n" +
 	"_max_valueB\x0f\n" +
 	"\r_contains_nanB\x0e\n" +
+	"\f_extra_stats\"\x9c\x05\n" +
+	"\x15FileVariantStatsValue\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\x04R\atableId\x12 \n" +
+	"\fdata_file_id\x18\x02 \x01(\x04R\n" +
+	"dataFileId\x12\x1b\n" +
+	"\tcolumn_id\x18\x03 \x01(\x04R\bcolumnId\x12B\n" +
+	"\x05paths\x18\x04 \x03(\v2,.moraine.store.v1.FileVariantStatsValue.PathR\x05paths\x1a\xe4\x03\n" +
+	"\x04Path\x12!\n" +
+	"\fvariant_path\x18\x01 \x01(\tR\vvariantPath\x12(\n" +
+	"\rshredded_type\x18\x02 \x01(\tH\x00R\fshreddedType\x88\x01\x01\x12/\n" +
+	"\x11column_size_bytes\x18\x03 \x01(\x04H\x01R\x0fcolumnSizeBytes\x88\x01\x01\x12$\n" +
+	"\vvalue_count\x18\x04 \x01(\x04H\x02R\n" +
+	"valueCount\x88\x01\x01\x12\"\n" +
+	"\n" +
+	"null_count\x18\x05 \x01(\x04H\x03R\tnullCount\x88\x01\x01\x12 \n" +
+	"\tmin_value\x18\x06 \x01(\tH\x04R\bminValue\x88\x01\x01\x12 \n" +
+	"\tmax_value\x18\a \x01(\tH\x05R\bmaxValue\x88\x01\x01\x12&\n" +
+	"\fcontains_nan\x18\b \x01(\bH\x06R\vcontainsNan\x88\x01\x01\x12$\n" +
+	"\vextra_stats\x18\t \x01(\tH\aR\n" +
+	"extraStats\x88\x01\x01B\x10\n" +
+	"\x0e_shredded_typeB\x14\n" +
+	"\x12_column_size_bytesB\x0e\n" +
+	"\f_value_countB\r\n" +
+	"\v_null_countB\f\n" +
+	"\n" +
+	"_min_valueB\f\n" +
+	"\n" +
+	"_max_valueB\x0f\n" +
+	"\r_contains_nanB\x0e\n" +
 	"\f_extra_stats\"^\n" +
 	"\tTagsValue\x12\x1b\n" +
 	"\tobject_id\x18\x01 \x01(\x04R\bobjectId\x124\n" +
@@ -3869,53 +4077,55 @@ func file_moraine_store_v1_store_proto_rawDescGZIP() []byte {
 	return file_moraine_store_v1_store_proto_rawDescData
 }
 
-var file_moraine_store_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 45)
+var file_moraine_store_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
 var file_moraine_store_v1_store_proto_goTypes = []any{
-	(*FormatValue)(nil),              // 0: moraine.store.v1.FormatValue
-	(*HeadValue)(nil),                // 1: moraine.store.v1.HeadValue
-	(*HeadClaim)(nil),                // 2: moraine.store.v1.HeadClaim
-	(*MigrationValue)(nil),           // 3: moraine.store.v1.MigrationValue
-	(*MaintenanceStatusValue)(nil),   // 4: moraine.store.v1.MaintenanceStatusValue
-	(*MaintenancePass)(nil),          // 5: moraine.store.v1.MaintenancePass
-	(*MaintenanceStep)(nil),          // 6: moraine.store.v1.MaintenanceStep
-	(*SnapshotValue)(nil),            // 7: moraine.store.v1.SnapshotValue
-	(*SchemaVersionValue)(nil),       // 8: moraine.store.v1.SchemaVersionValue
-	(*ChangelogValue)(nil),           // 9: moraine.store.v1.ChangelogValue
-	(*SchemaValue)(nil),              // 10: moraine.store.v1.SchemaValue
-	(*TableValue)(nil),               // 11: moraine.store.v1.TableValue
-	(*ViewValue)(nil),                // 12: moraine.store.v1.ViewValue
-	(*TagEntry)(nil),                 // 13: moraine.store.v1.TagEntry
-	(*ColumnValue)(nil),              // 14: moraine.store.v1.ColumnValue
-	(*FilePartitionValue)(nil),       // 15: moraine.store.v1.FilePartitionValue
-	(*DataFileValue)(nil),            // 16: moraine.store.v1.DataFileValue
-	(*DeleteFileValue)(nil),          // 17: moraine.store.v1.DeleteFileValue
-	(*TableStatsValue)(nil),          // 18: moraine.store.v1.TableStatsValue
-	(*TableColumnStatsValue)(nil),    // 19: moraine.store.v1.TableColumnStatsValue
-	(*FileColumnStatsValue)(nil),     // 20: moraine.store.v1.FileColumnStatsValue
-	(*TagsValue)(nil),                // 21: moraine.store.v1.TagsValue
-	(*OptionsValue)(nil),             // 22: moraine.store.v1.OptionsValue
-	(*PartitionColumn)(nil),          // 23: moraine.store.v1.PartitionColumn
-	(*PartitionValue)(nil),           // 24: moraine.store.v1.PartitionValue
-	(*SortExpression)(nil),           // 25: moraine.store.v1.SortExpression
-	(*SortValue)(nil),                // 26: moraine.store.v1.SortValue
-	(*NameMapping)(nil),              // 27: moraine.store.v1.NameMapping
-	(*InlinedTableValue)(nil),        // 28: moraine.store.v1.InlinedTableValue
-	(*MappingValue)(nil),             // 29: moraine.store.v1.MappingValue
-	(*MacroParameter)(nil),           // 30: moraine.store.v1.MacroParameter
-	(*MacroImpl)(nil),                // 31: moraine.store.v1.MacroImpl
-	(*MacroValue)(nil),               // 32: moraine.store.v1.MacroValue
-	(*GcFileValue)(nil),              // 33: moraine.store.v1.GcFileValue
-	(*NameDirValue)(nil),             // 34: moraine.store.v1.NameDirValue
-	(*DeleteTargetValue)(nil),        // 35: moraine.store.v1.DeleteTargetValue
-	(*Cell)(nil),                     // 36: moraine.store.v1.Cell
-	(*InlineRow)(nil),                // 37: moraine.store.v1.InlineRow
-	(*InlineChunk)(nil),              // 38: moraine.store.v1.InlineChunk
-	(*InlinedDeleteTableValue)(nil),  // 39: moraine.store.v1.InlinedDeleteTableValue
-	(*InlinedFileDeleteValue)(nil),   // 40: moraine.store.v1.InlinedFileDeleteValue
-	(*InlineDeleteValue)(nil),        // 41: moraine.store.v1.InlineDeleteValue
-	nil,                              // 42: moraine.store.v1.OptionsValue.ValuesEntry
-	(*InlinedTableValue_Column)(nil), // 43: moraine.store.v1.InlinedTableValue.Column
-	(*NameDirValue_Entry)(nil),       // 44: moraine.store.v1.NameDirValue.Entry
+	(*FormatValue)(nil),                // 0: moraine.store.v1.FormatValue
+	(*HeadValue)(nil),                  // 1: moraine.store.v1.HeadValue
+	(*HeadClaim)(nil),                  // 2: moraine.store.v1.HeadClaim
+	(*MigrationValue)(nil),             // 3: moraine.store.v1.MigrationValue
+	(*MaintenanceStatusValue)(nil),     // 4: moraine.store.v1.MaintenanceStatusValue
+	(*MaintenancePass)(nil),            // 5: moraine.store.v1.MaintenancePass
+	(*MaintenanceStep)(nil),            // 6: moraine.store.v1.MaintenanceStep
+	(*SnapshotValue)(nil),              // 7: moraine.store.v1.SnapshotValue
+	(*SchemaVersionValue)(nil),         // 8: moraine.store.v1.SchemaVersionValue
+	(*ChangelogValue)(nil),             // 9: moraine.store.v1.ChangelogValue
+	(*SchemaValue)(nil),                // 10: moraine.store.v1.SchemaValue
+	(*TableValue)(nil),                 // 11: moraine.store.v1.TableValue
+	(*ViewValue)(nil),                  // 12: moraine.store.v1.ViewValue
+	(*TagEntry)(nil),                   // 13: moraine.store.v1.TagEntry
+	(*ColumnValue)(nil),                // 14: moraine.store.v1.ColumnValue
+	(*FilePartitionValue)(nil),         // 15: moraine.store.v1.FilePartitionValue
+	(*DataFileValue)(nil),              // 16: moraine.store.v1.DataFileValue
+	(*DeleteFileValue)(nil),            // 17: moraine.store.v1.DeleteFileValue
+	(*TableStatsValue)(nil),            // 18: moraine.store.v1.TableStatsValue
+	(*TableColumnStatsValue)(nil),      // 19: moraine.store.v1.TableColumnStatsValue
+	(*FileColumnStatsValue)(nil),       // 20: moraine.store.v1.FileColumnStatsValue
+	(*FileVariantStatsValue)(nil),      // 21: moraine.store.v1.FileVariantStatsValue
+	(*TagsValue)(nil),                  // 22: moraine.store.v1.TagsValue
+	(*OptionsValue)(nil),               // 23: moraine.store.v1.OptionsValue
+	(*PartitionColumn)(nil),            // 24: moraine.store.v1.PartitionColumn
+	(*PartitionValue)(nil),             // 25: moraine.store.v1.PartitionValue
+	(*SortExpression)(nil),             // 26: moraine.store.v1.SortExpression
+	(*SortValue)(nil),                  // 27: moraine.store.v1.SortValue
+	(*NameMapping)(nil),                // 28: moraine.store.v1.NameMapping
+	(*InlinedTableValue)(nil),          // 29: moraine.store.v1.InlinedTableValue
+	(*MappingValue)(nil),               // 30: moraine.store.v1.MappingValue
+	(*MacroParameter)(nil),             // 31: moraine.store.v1.MacroParameter
+	(*MacroImpl)(nil),                  // 32: moraine.store.v1.MacroImpl
+	(*MacroValue)(nil),                 // 33: moraine.store.v1.MacroValue
+	(*GcFileValue)(nil),                // 34: moraine.store.v1.GcFileValue
+	(*NameDirValue)(nil),               // 35: moraine.store.v1.NameDirValue
+	(*DeleteTargetValue)(nil),          // 36: moraine.store.v1.DeleteTargetValue
+	(*Cell)(nil),                       // 37: moraine.store.v1.Cell
+	(*InlineRow)(nil),                  // 38: moraine.store.v1.InlineRow
+	(*InlineChunk)(nil),                // 39: moraine.store.v1.InlineChunk
+	(*InlinedDeleteTableValue)(nil),    // 40: moraine.store.v1.InlinedDeleteTableValue
+	(*InlinedFileDeleteValue)(nil),     // 41: moraine.store.v1.InlinedFileDeleteValue
+	(*InlineDeleteValue)(nil),          // 42: moraine.store.v1.InlineDeleteValue
+	(*FileVariantStatsValue_Path)(nil), // 43: moraine.store.v1.FileVariantStatsValue.Path
+	nil,                                // 44: moraine.store.v1.OptionsValue.ValuesEntry
+	(*InlinedTableValue_Column)(nil),   // 45: moraine.store.v1.InlinedTableValue.Column
+	(*NameDirValue_Entry)(nil),         // 46: moraine.store.v1.NameDirValue.Entry
 }
 var file_moraine_store_v1_store_proto_depIdxs = []int32{
 	2,  // 0: moraine.store.v1.HeadValue.claim:type_name -> moraine.store.v1.HeadClaim
@@ -3923,22 +4133,23 @@ var file_moraine_store_v1_store_proto_depIdxs = []int32{
 	6,  // 2: moraine.store.v1.MaintenancePass.steps:type_name -> moraine.store.v1.MaintenanceStep
 	13, // 3: moraine.store.v1.ColumnValue.tags:type_name -> moraine.store.v1.TagEntry
 	15, // 4: moraine.store.v1.DataFileValue.partition_values:type_name -> moraine.store.v1.FilePartitionValue
-	13, // 5: moraine.store.v1.TagsValue.entries:type_name -> moraine.store.v1.TagEntry
-	42, // 6: moraine.store.v1.OptionsValue.values:type_name -> moraine.store.v1.OptionsValue.ValuesEntry
-	23, // 7: moraine.store.v1.PartitionValue.columns:type_name -> moraine.store.v1.PartitionColumn
-	25, // 8: moraine.store.v1.SortValue.expressions:type_name -> moraine.store.v1.SortExpression
-	43, // 9: moraine.store.v1.InlinedTableValue.columns:type_name -> moraine.store.v1.InlinedTableValue.Column
-	27, // 10: moraine.store.v1.MappingValue.names:type_name -> moraine.store.v1.NameMapping
-	30, // 11: moraine.store.v1.MacroImpl.parameters:type_name -> moraine.store.v1.MacroParameter
-	31, // 12: moraine.store.v1.MacroValue.impls:type_name -> moraine.store.v1.MacroImpl
-	44, // 13: moraine.store.v1.NameDirValue.entries:type_name -> moraine.store.v1.NameDirValue.Entry
-	36, // 14: moraine.store.v1.InlineRow.values:type_name -> moraine.store.v1.Cell
-	37, // 15: moraine.store.v1.InlineChunk.rows:type_name -> moraine.store.v1.InlineRow
-	16, // [16:16] is the sub-list for method output_type
-	16, // [16:16] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	43, // 5: moraine.store.v1.FileVariantStatsValue.paths:type_name -> moraine.store.v1.FileVariantStatsValue.Path
+	13, // 6: moraine.store.v1.TagsValue.entries:type_name -> moraine.store.v1.TagEntry
+	44, // 7: moraine.store.v1.OptionsValue.values:type_name -> moraine.store.v1.OptionsValue.ValuesEntry
+	24, // 8: moraine.store.v1.PartitionValue.columns:type_name -> moraine.store.v1.PartitionColumn
+	26, // 9: moraine.store.v1.SortValue.expressions:type_name -> moraine.store.v1.SortExpression
+	45, // 10: moraine.store.v1.InlinedTableValue.columns:type_name -> moraine.store.v1.InlinedTableValue.Column
+	28, // 11: moraine.store.v1.MappingValue.names:type_name -> moraine.store.v1.NameMapping
+	31, // 12: moraine.store.v1.MacroImpl.parameters:type_name -> moraine.store.v1.MacroParameter
+	32, // 13: moraine.store.v1.MacroValue.impls:type_name -> moraine.store.v1.MacroImpl
+	46, // 14: moraine.store.v1.NameDirValue.entries:type_name -> moraine.store.v1.NameDirValue.Entry
+	37, // 15: moraine.store.v1.InlineRow.values:type_name -> moraine.store.v1.Cell
+	38, // 16: moraine.store.v1.InlineChunk.rows:type_name -> moraine.store.v1.InlineRow
+	17, // [17:17] is the sub-list for method output_type
+	17, // [17:17] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_moraine_store_v1_store_proto_init() }
@@ -3957,12 +4168,12 @@ func file_moraine_store_v1_store_proto_init() {
 	file_moraine_store_v1_store_proto_msgTypes[17].OneofWrappers = []any{}
 	file_moraine_store_v1_store_proto_msgTypes[19].OneofWrappers = []any{}
 	file_moraine_store_v1_store_proto_msgTypes[20].OneofWrappers = []any{}
-	file_moraine_store_v1_store_proto_msgTypes[24].OneofWrappers = []any{}
-	file_moraine_store_v1_store_proto_msgTypes[26].OneofWrappers = []any{}
+	file_moraine_store_v1_store_proto_msgTypes[25].OneofWrappers = []any{}
 	file_moraine_store_v1_store_proto_msgTypes[27].OneofWrappers = []any{}
-	file_moraine_store_v1_store_proto_msgTypes[30].OneofWrappers = []any{}
-	file_moraine_store_v1_store_proto_msgTypes[32].OneofWrappers = []any{}
-	file_moraine_store_v1_store_proto_msgTypes[36].OneofWrappers = []any{
+	file_moraine_store_v1_store_proto_msgTypes[28].OneofWrappers = []any{}
+	file_moraine_store_v1_store_proto_msgTypes[31].OneofWrappers = []any{}
+	file_moraine_store_v1_store_proto_msgTypes[33].OneofWrappers = []any{}
+	file_moraine_store_v1_store_proto_msgTypes[37].OneofWrappers = []any{
 		(*Cell_IsNull)(nil),
 		(*Cell_I64)(nil),
 		(*Cell_U64)(nil),
@@ -3972,14 +4183,15 @@ func file_moraine_store_v1_store_proto_init() {
 		(*Cell_Raw)(nil),
 		(*Cell_Duckdb)(nil),
 	}
-	file_moraine_store_v1_store_proto_msgTypes[37].OneofWrappers = []any{}
+	file_moraine_store_v1_store_proto_msgTypes[38].OneofWrappers = []any{}
+	file_moraine_store_v1_store_proto_msgTypes[43].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_moraine_store_v1_store_proto_rawDesc), len(file_moraine_store_v1_store_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   45,
+			NumMessages:   47,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -23,6 +23,8 @@ package storage
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,8 +50,9 @@ type Catalog interface {
 
 // Lake is one attached lake as the storage extension serves it.
 type Lake struct {
-	cat    Catalog
-	flight singleflight.Group // materializations under way, by head
+	cat       Catalog
+	locations []string           // where its objects live (CheckDataPath)
+	flight    singleflight.Group // materializations under way, by head
 
 	mu   sync.Mutex
 	view *ducklake.View // the latest materialized head
@@ -81,8 +84,65 @@ func (l *Lake) Counts() (commits, conflicts uint64) {
 // Begin).
 func (l *Lake) Claims() uint64 { return l.claims.Load() }
 
-// NewLake serves cat.
-func NewLake(cat Catalog) *Lake { return &Lake{cat: cat} }
+// NewLake serves cat, whose objects live at locations (the URIs of its
+// store and WAL store, for the DATA_PATH check; see CheckDataPath).
+func NewLake(cat Catalog, locations ...string) *Lake {
+	l := &Lake{cat: cat}
+	for _, loc := range locations {
+		if loc != "" {
+			l.locations = append(l.locations, loc)
+		}
+	}
+	return l
+}
+
+// CheckDataPath refuses, under DuckLake 0.3 (the host's DuckLake), a lake
+// whose objects lie inside the DATA_PATH it records: 0.3's
+// ducklake_delete_orphaned_files deletes every file under DATA_PATH its
+// catalog does not list, the lake's own objects included (1.0's deletes
+// Parquet files only). A read-write attach checks it (a read-only one can
+// still read the lake, to move it); so does the commit that creates a
+// lake (Commit).
+func (l *Lake) CheckDataPath(ctx context.Context) error {
+	v, err := l.current(ctx)
+	if err != nil {
+		return err
+	}
+	return l.checkDataPath(ducklake.NewChanges(v).DataPath())
+}
+
+func (l *Lake) checkDataPath(dataPath string) error {
+	if dataPath == "" || newLakeSpec() != ducklake.Spec03() {
+		return nil
+	}
+	for _, loc := range l.locations {
+		if within(loc, dataPath) {
+			return &core.Error{Kind: core.InvalidArgument, Msg: fmt.Sprintf("the lake's objects at %s lie inside its DATA_PATH %s: "+
+				"DuckLake %s's ducklake_delete_orphaned_files deletes every file under DATA_PATH that its catalog does not list, "+
+				"moraine's own objects included. Keep the lake beside its data, not inside it (for example ATTACH "+
+				"'ducklake:moraine:<dir>/lake' with DATA_PATH '<dir>/data/'); attach this one READ_ONLY to read it", loc, dataPath, ducklake.Spec03().Version)}
+		}
+	}
+	return nil
+}
+
+// within reports whether location lies inside dir (both store URIs or
+// local paths, compared after cleaning; a location equal to dir is
+// inside).
+func within(location, dir string) bool {
+	norm := func(p string) string {
+		p = strings.TrimPrefix(p, "file://")
+		if strings.Contains(p, "://") {
+			return strings.TrimRight(p, "/")
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		return filepath.Clean(p)
+	}
+	l, d := norm(location), norm(dir)
+	return l == d || strings.HasPrefix(l, strings.TrimRight(d, "/")+"/")
+}
 
 // newLakes is the DuckLake spec a store holding no lake and a lake that
 // records no version are served as (SetDuckLakeVersion): set once when the
@@ -327,6 +387,12 @@ func (t *Txn) Commit(ctx context.Context) error {
 	}
 	t.committed = true
 	t.mu.Unlock()
+	if !t.changes.View().HasLake() {
+		// The commit that creates the lake records its DATA_PATH.
+		if err := t.lake.checkDataPath(t.changes.DataPath()); err != nil {
+			return err
+		}
+	}
 	v, err := ducklake.Commit(ctx, t.lake.cat, t.changes)
 	if err != nil {
 		if core.KindOf(err) == core.OutcomeUnknown {

@@ -439,3 +439,52 @@ func TestEncodedCellsKeepTheirOwnBatches(t *testing.T) {
 		t.Fatalf("batches %v, want %v", got, want)
 	}
 }
+
+// Under DuckLake 0.3 a lake whose objects lie inside the DATA_PATH it
+// records is refused (0.3's orphan cleanup would delete them), naming both
+// and what to do; beside it, or under DuckLake 1.0, it is not.
+func TestCheckDataPath(t *testing.T) {
+	t.Cleanup(func() { newLakes.Store(nil) })
+	c, err := core.Open(bg, objstore.NewMemory(0), core.CatalogOptions{DataPath: "/srv/lake/data/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(bg)
+	for _, tc := range []struct {
+		version, location string
+		refused           bool
+	}{
+		{"0.3", "/srv/lake/data/meta", true},
+		{"0.3", "/srv/lake/data", true},
+		{"0.3", "file:///srv/lake/data/x/../meta", true},
+		{"0.3", "/srv/lake/meta", false},
+		{"0.3", "/srv/lake/database", false},
+		{"1.0", "/srv/lake/data/meta", false},
+	} {
+		if err := SetDuckLakeVersion(tc.version); err != nil {
+			t.Fatal(err)
+		}
+		err := NewLake(c, tc.location, "").CheckDataPath(bg)
+		if refused := err != nil; refused != tc.refused {
+			t.Errorf("DuckLake %s, lake at %s: %v", tc.version, tc.location, err)
+		}
+		if err != nil && (core.KindOf(err) != core.InvalidArgument || !strings.Contains(err.Error(), "/srv/lake/data/") ||
+			!strings.Contains(err.Error(), "ducklake_delete_orphaned_files") || !strings.Contains(err.Error(), "READ_ONLY")) {
+			t.Errorf("the refusal does not say what and why: %v", err)
+		}
+	}
+	for _, tc := range []struct {
+		loc, dir string
+		in       bool
+	}{
+		{"s3://b/data/lake", "s3://b/data/", true},
+		{"s3://b/data", "s3://b/data/", true},
+		{"s3://b/datalake", "s3://b/data/", false},
+		{"s3://b/lake", "s3://b/data/", false},
+		{"s3://c/data/lake", "s3://b/data/", false},
+	} {
+		if got := within(tc.loc, tc.dir); got != tc.in {
+			t.Errorf("within(%q, %q) = %v", tc.loc, tc.dir, got)
+		}
+	}
+}

@@ -73,11 +73,10 @@ test-go: extension versitygw
 # test/storage once more for every DuckDB release but v1.4.4 (test-go ran
 # the package on v1.4.4): the same tests on that release's extension,
 # DuckLake and both of its hosts (MORAINE_DUCKDB_VERSION). A release whose
-# DuckLake writes catalog spec 1.0 (duckdb-versions.txt's last column),
-# which moraine serves in part so far (new lakes; not yet UPDATE or DELETE
-# of inlined rows, VARIANT statistics or the migration from 0.3), runs the
-# install, load and read-only attach and the new-lake test of its DuckLake,
-# in both hosts and both builds ($(DUCKLAKE10_TESTS)).
+# DuckLake writes catalog spec 1.0 (duckdb-versions.txt's last column;
+# moraine does not yet migrate a 0.3 lake to it) runs the install, load
+# and read-only attach, the new-lake test, the orphan-cleanup test and
+# DuckLake 1.0's own suite (ducklake-suite-1.0.json) ($(DUCKLAKE10_TESTS)).
 DUCKLAKE10_TESTS := TestInstallLoadAndAttachReadOnly|TestDuckLakeNewLakeOfTheReleasesDuckLake|TestOrphanCleanupLeavesALakeInTheDataPath|TestDuckLakeSuite
 # The tests of DuckLake's data in the bucket need httpfs, which
 # ../shared/httpfs has for v1.4.4 only: they run in test-go's v1.4.4 pass.

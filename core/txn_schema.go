@@ -479,6 +479,11 @@ func (t *Transaction) DropView(id ViewID) error {
 
 // ---- macros (format 13+) ----
 
+// NeedsDuckLake10 refuses what (a write of DuckLake 1.0's entities, such
+// as DuckLake's migration of a lake to 1.0) on a catalog whose format
+// predates them, naming the raise (`moraine migrate`); nil from format 13.
+func (t *Transaction) NeedsDuckLake10(what string) error { return t.needsDuckLake10(what) }
+
 // needsDuckLake10 refuses writing a DuckLake 1.0 entity into a catalog
 // whose format predates them (older builds would not see it).
 func (t *Transaction) needsDuckLake10(what string) error {

@@ -413,6 +413,21 @@ int32_t moraine_txn_create_table(moraine_txn txn, const moraine_table_def *def, 
  * The next moraine_txn_tables no longer lists it. */
 int32_t moraine_txn_drop_table(moraine_txn txn, const char *name, bool if_exists, moraine_error *err);
 
+/* ALTER TABLE of a metadata table of a lake, as DuckLake's migration of
+ * a catalog sends it: adds a column (name, type as DuckDB spells it; every
+ * row takes default_value, the text of the column's constant default, or
+ * NULL when default_value is NULL) or drops one. All strings are borrowed
+ * for the call. With if_not_exists / if_exists an existing (missing)
+ * column is left alone; without, it is MORAINE_ALREADY_EXISTS
+ * (MORAINE_NOT_FOUND). Inlined-data tables and stores without a lake are
+ * MORAINE_UNSUPPORTED. The next moraine_txn_tables lists the table in its
+ * new shape. The commit of a transaction that altered tables must leave
+ * every metadata table as the DuckLake version it records defines it. */
+int32_t moraine_txn_add_column(moraine_txn txn, const char *table, const moraine_column_def *column,
+                               const char *default_value, bool if_not_exists, moraine_error *err);
+int32_t moraine_txn_drop_column(moraine_txn txn, const char *table, const char *column, bool if_exists,
+                                moraine_error *err);
+
 /* Commits the transaction's writes as one commit against its head (a
  * transaction that wrote nothing commits nothing and makes no request). A
  * head that moved meanwhile is MORAINE_COMMIT_CONFLICT. Whatever the

@@ -53,13 +53,19 @@ type Changes struct {
 	created []*Table          // in creation order
 	byName  map[string]*Table // created tables by lower-cased name
 	dropped map[*Table]bool   // tables of the view dropped
-	tables  map[*Table]*TableChanges
-	order   []*TableChanges // in the order of each table's first change
+	// altered maps the lower-cased name of each table the transaction
+	// altered to its table now; replaced marks the view's tables altered
+	// (alter.go).
+	altered  map[string]*Table
+	replaced map[*Table]bool
+	tables   map[*Table]*TableChanges
+	order    []*TableChanges // in the order of each table's first change
 }
 
 // NewChanges starts an empty change set over v.
 func NewChanges(v *View) *Changes {
-	return &Changes{view: v, byName: map[string]*Table{}, dropped: map[*Table]bool{}, tables: map[*Table]*TableChanges{}}
+	return &Changes{view: v, byName: map[string]*Table{}, dropped: map[*Table]bool{}, altered: map[string]*Table{},
+		replaced: map[*Table]bool{}, tables: map[*Table]*TableChanges{}}
 }
 
 // View is the view the changes are over.
@@ -68,7 +74,11 @@ func (c *Changes) View() *View { return c.view }
 // DataPath is the lake's data path as the transaction sees it: the value
 // of ducklake_metadata's global data_path row ("" for none, or a store
 // holding no lake).
-func (c *Changes) DataPath() string {
+func (c *Changes) DataPath() string { return c.globalOption("data_path") }
+
+// globalOption is the value of a global ducklake_metadata row as the
+// transaction sees it ("" for none).
+func (c *Changes) globalOption(name string) string {
 	t := c.Lookup("ducklake_metadata")
 	if t == nil {
 		return ""
@@ -79,7 +89,7 @@ func (c *Changes) DataPath() string {
 	}
 	key, value, scope := t.ColumnIndex("key"), t.ColumnIndex("value"), t.ColumnIndex("scope")
 	for _, r := range set.Cells() {
-		if k, _ := r[key].(string); k == "data_path" && (scope < 0 || r[scope] == nil) {
+		if k, _ := r[key].(string); k == name && (scope < 0 || r[scope] == nil) {
 			v, _ := r[value].(string)
 			return v
 		}
@@ -95,7 +105,7 @@ func (c *Changes) Empty() bool {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.created) > 0 || len(c.dropped) > 0 {
+	if len(c.created) > 0 || len(c.dropped) > 0 || len(c.altered) > 0 {
 		return false
 	}
 	for _, tc := range c.order {
@@ -113,7 +123,10 @@ func (c *Changes) Tables() []*Table {
 	defer c.mu.Unlock()
 	var out []*Table
 	for _, t := range c.view.Tables() {
-		if !c.dropped[t] {
+		switch {
+		case c.replaced[t]:
+			out = append(out, c.altered[strings.ToLower(t.Name)])
+		case !c.dropped[t]:
 			out = append(out, t)
 		}
 	}
@@ -129,7 +142,10 @@ func (c *Changes) Lookup(name string) *Table {
 }
 
 func (c *Changes) lookup(name string) *Table {
-	if t := c.view.Lookup(name); t != nil && !c.dropped[t] {
+	if t := c.altered[strings.ToLower(name)]; t != nil {
+		return t
+	}
+	if t := c.view.Lookup(name); t != nil && !c.dropped[t] && !c.replaced[t] {
 		return t
 	}
 	return c.byName[strings.ToLower(name)]
@@ -175,6 +191,10 @@ func (r RowSet) Cells() [][]any {
 func (c *Changes) Rows(t *Table) (RowSet, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.rowsLocked(t)
+}
+
+func (c *Changes) rowsLocked(t *Table) (RowSet, error) {
 	if c.lookup(t.Name) != t {
 		return RowSet{}, notInTransaction(t.Name)
 	}
@@ -217,9 +237,12 @@ func notInTransaction(name string) error {
 type TableChanges struct {
 	table   *Table
 	created bool
-	base    [][]any
-	deleted map[int64]bool
-	updated map[int64][]any
+	// replaced: the transaction altered the table; this is its new shape,
+	// every row inserted (alter.go).
+	replaced bool
+	base     [][]any
+	deleted  map[int64]bool
+	updated  map[int64][]any
 	// inserted rows in insertion order, nil once deleted again (a live
 	// row is never nil: it has a cell for each of its table's columns, and
 	// every table the overlay writes to has columns).
@@ -236,6 +259,10 @@ func (tc *TableChanges) Table() *Table { return tc.table }
 
 // Created reports whether the transaction created the table.
 func (tc *TableChanges) Created() bool { return tc.created }
+
+// Replaced reports whether the transaction altered the table: this is its
+// new shape, its rows all inserted.
+func (tc *TableChanges) Replaced() bool { return tc.replaced }
 
 // Base is the table's rows at the pinned head (rowid = index), nil for a
 // table the transaction created. Shared: do not modify.
@@ -652,6 +679,13 @@ func (c *Changes) CreateTable(def *Table, ifNotExists bool) (bool, error) {
 			// kept for safety.
 			return false, &core.Error{Kind: core.Unsupported, Msg: fmt.Sprintf("CREATE TABLE %s: the lake exists; its metadata tables cannot be created again", m.Name)}
 		}
+		if err := sameDefinition(def, m); err != nil {
+			return false, err
+		}
+		t = m
+	} else if m := spec10.Table(def.Name); m != nil && c.view.spec == spec03 && c.view.HasLake() {
+		// DuckLake 1.0's migration of a 0.3 lake creates the tables 0.3
+		// lacks (checkShapes holds the transaction to 1.0 as a whole).
 		if err := sameDefinition(def, m); err != nil {
 			return false, err
 		}

@@ -67,6 +67,9 @@ func Commit(ctx context.Context, cat RowsCatalog, c *Changes) (*View, error) {
 	if _, err := tx.Commit(ctx); err != nil {
 		return nil, err
 	}
+	if c.Altered() {
+		return nil, nil // landed; tables changed shape: the next read builds the view
+	}
 	v, err := c.committed(tx.Landed())
 	if err != nil {
 		return nil, nil // landed: the next read builds the view from the catalog
@@ -123,6 +126,16 @@ type stager struct {
 }
 
 func stage(tx *core.Transaction, c *Changes) error {
+	if err := c.checkShapes(); err != nil {
+		return err
+	}
+	if c.Altered() && c.recordedVersion() != c.View().Spec().Version {
+		// A migration (DuckLake 1.0's of a 0.3 catalog): the catalog
+		// must hold 1.0's entities.
+		if err := tx.NeedsDuckLake10(fmt.Sprintf("DuckLake's migration of the lake to catalog version %s", c.recordedVersion())); err != nil {
+			return err
+		}
+	}
 	s := &stager{tx: tx, c: c, rows: map[string]*[2][][]any{}, changed: map[string]*TableChanges{}}
 	for _, tc := range c.Changed() {
 		s.changed[strings.ToLower(tc.Table().Name)] = tc
@@ -152,6 +165,15 @@ func unsupported(format string, args ...any) error {
 // table is the transaction's metadata table of that name (its spec's),
 // nil when the lake's spec has none.
 func (s *stager) table(name string) *Table { return s.c.Lookup(name) }
+
+// tableAt is the table rows of one side are in: the view's before, the
+// transaction's after (an ALTER changes its shape).
+func (s *stager) tableAt(name string, at side) *Table {
+	if at == before {
+		return s.c.View().Lookup(name)
+	}
+	return s.c.Lookup(name)
+}
 
 // rowsOf returns a table's rows before or after the transaction.
 func (s *stager) rowsOf(name string, at side) [][]any {
@@ -185,6 +207,18 @@ func (s *stager) touched(name string, key keyFunc, into map[string]bool) {
 	}
 	t := tc.Table()
 	add := func(cells []any) { into[key(rowOf(t, cells, &s.err))] = true }
+	if tc.Replaced() {
+		// Altered: every row of the old shape and of the new.
+		if old := s.tableAt(name, before); old != nil {
+			for _, cells := range s.rowsOf(name, before) {
+				into[key(rowOf(old, cells, &s.err))] = true
+			}
+		}
+		for _, cells := range s.rowsOf(name, after) {
+			add(cells)
+		}
+		return
+	}
 	base := tc.Base()
 	for _, id := range tc.Deleted() {
 		add(base[id])
@@ -200,7 +234,7 @@ func (s *stager) touched(name string, key keyFunc, into map[string]bool) {
 
 // grouped returns a table's rows on one side, by key, for the keys asked.
 func (s *stager) grouped(name string, at side, key keyFunc, keys map[string]bool) map[string][]row {
-	t := s.table(name)
+	t := s.tableAt(name, at)
 	out := map[string][]row{}
 	if t == nil {
 		return out
@@ -221,7 +255,7 @@ func keyOf(cols ...string) keyFunc {
 			if i > 0 {
 				b.WriteByte('/')
 			}
-			if p := r.optU(c); p != nil {
+			if p := optional(r, c, r.optU); p != nil {
 				b.WriteString(strconv.FormatUint(*p, 10))
 			} else {
 				b.WriteString("null")

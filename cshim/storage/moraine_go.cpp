@@ -50,6 +50,8 @@ namespace {
 	X(moraine_txn_update) \
 	X(moraine_txn_create_table) \
 	X(moraine_txn_drop_table) \
+	X(moraine_txn_add_column) \
+	X(moraine_txn_drop_column) \
 	X(moraine_txn_commit)
 
 struct GoFunctions {
@@ -275,6 +277,16 @@ int32_t moraine_txn_create_table(moraine_txn txn, const moraine_table_def *def, 
 
 int32_t moraine_txn_drop_table(moraine_txn txn, const char *name, bool if_exists, moraine_error *err) {
 	return go.moraine_txn_drop_table(txn, name, if_exists, err);
+}
+
+int32_t moraine_txn_add_column(moraine_txn txn, const char *table, const moraine_column_def *column,
+                               const char *default_value, bool if_not_exists, moraine_error *err) {
+	return go.moraine_txn_add_column(txn, table, column, default_value, if_not_exists, err);
+}
+
+int32_t moraine_txn_drop_column(moraine_txn txn, const char *table, const char *column, bool if_exists,
+                                moraine_error *err) {
+	return go.moraine_txn_drop_column(txn, table, column, if_exists, err);
 }
 
 int32_t moraine_txn_commit(moraine_txn txn, moraine_error *err) {

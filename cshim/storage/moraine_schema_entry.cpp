@@ -7,7 +7,9 @@
 #include "duckdb/parser/constraints/unique_constraint.hpp"
 #include "duckdb/parser/parsed_data/create_schema_info.hpp"
 #include "duckdb/parser/parsed_data/create_table_info.hpp"
+#include "duckdb/parser/parsed_data/alter_table_info.hpp"
 #include "duckdb/parser/parsed_data/drop_info.hpp"
+#include "duckdb/parser/expression/constant_expression.hpp"
 #include "duckdb/planner/parsed_data/bound_create_table_info.hpp"
 
 #include "moraine_catalog.hpp"
@@ -152,7 +154,54 @@ optional_ptr<CatalogEntry> MoraineSchemaEntry::CreateType(CatalogTransaction tra
 }
 
 void MoraineSchemaEntry::Alter(CatalogTransaction transaction, AlterInfo &info) {
-	ParentCatalog().Cast<MoraineCatalog>().NotSupported("ALTER");
+	auto &catalog = ParentCatalog().Cast<MoraineCatalog>();
+	if (info.type != AlterType::ALTER_TABLE) {
+		catalog.NotSupported("ALTER " + EnumUtil::ToString(info.type));
+	}
+	auto &alter = info.Cast<AlterTableInfo>();
+	// DuckLake's migration of a catalog adds and drops columns of its
+	// metadata tables; nothing else alters them.
+	switch (alter.alter_table_type) {
+	case AlterTableType::ADD_COLUMN:
+	case AlterTableType::REMOVE_COLUMN:
+		break;
+	default:
+		catalog.NotSupported("ALTER TABLE " + EnumUtil::ToString(alter.alter_table_type));
+	}
+	catalog.CheckWritable("ALTER TABLE");
+	auto &txn = MoraineTransaction::Get(transaction, catalog);
+	txn.Writes(*this, "ALTER TABLE " + alter.name);
+	if (alter.alter_table_type == AlterTableType::REMOVE_COLUMN) {
+		auto &remove = alter.Cast<RemoveColumnInfo>();
+		txn.DropColumn(*this, alter.name, remove.removed_column, remove.if_column_exists);
+		return;
+	}
+	auto &add = alter.Cast<AddColumnInfo>();
+	auto &col = add.new_column;
+	if (col.Generated()) {
+		throw NotImplementedException("moraine: ALTER TABLE %s ADD COLUMN %s: a generated column", alter.name,
+		                              col.Name());
+	}
+	bool has_default = false;
+	string default_text;
+	if (col.HasDefaultValue()) {
+		auto &expr = col.DefaultValue();
+		if (expr.GetExpressionType() != ExpressionType::VALUE_CONSTANT) {
+			throw NotImplementedException("moraine: ALTER TABLE %s ADD COLUMN %s: a default that is not a constant (%s)",
+			                              alter.name, col.Name(), expr.ToString());
+		}
+		auto &value = expr.Cast<ConstantExpression>().value;
+		if (!value.IsNull()) {
+			has_default = true;
+			default_text = value.ToString();
+		}
+	}
+	auto type = col.Type().ToString();
+	moraine_column_def def;
+	def.name = col.Name().c_str();
+	def.type = type.c_str();
+	def.not_null = false;
+	txn.AddColumn(*this, alter.name, def, has_default ? default_text.c_str() : nullptr, add.if_column_not_exists);
 }
 
 void MoraineSchemaEntry::DropEntry(ClientContext &context, DropInfo &info) {

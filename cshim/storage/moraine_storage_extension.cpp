@@ -259,9 +259,8 @@ void RegisterSecret(ExtensionLoader &loader) {
 } // namespace
 
 // MORAINE_DUCKLAKE_VERSION is the DuckLake catalog spec this build's
-// DuckDB ships (duckdb-versions.txt, through CMakeLists.txt).
-#define MORAINE_STRINGIFY_VALUE(x) #x
-#define MORAINE_STRINGIFY(x)       MORAINE_STRINGIFY_VALUE(x)
+// DuckDB ships (duckdb-versions.txt, through CMakeLists.txt), quoted by
+// MORAINE_STRINGIFY (above).
 
 static void LoadInternal(ExtensionLoader &loader) {
 	MoraineGoLoad();

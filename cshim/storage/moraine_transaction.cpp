@@ -252,6 +252,37 @@ void MoraineTransaction::DropTable(MoraineSchemaEntry &lake, const string &name,
 	}
 }
 
+void MoraineTransaction::AddColumn(MoraineSchemaEntry &lake, const string &table, const moraine_column_def &column,
+                                   const char *default_value, bool if_not_exists) {
+	Load(lake);
+	MoraineError err;
+	// (the library's message names the table and column)
+	err.Check(moraine_txn_add_column(Handle(lake), table.c_str(), &column, default_value, if_not_exists, err.Out()),
+	          "moraine");
+	Rebuild(lake, table);
+}
+
+void MoraineTransaction::DropColumn(MoraineSchemaEntry &lake, const string &table, const string &column,
+                                    bool if_exists) {
+	Load(lake);
+	MoraineError err;
+	err.Check(moraine_txn_drop_column(Handle(lake), table.c_str(), column.c_str(), if_exists, err.Out()), "moraine");
+	Rebuild(lake, table);
+}
+
+void MoraineTransaction::Rebuild(MoraineSchemaEntry &lake, const string &table) {
+	{
+		lock_guard<mutex> guard(lock);
+		auto &state = StateOf(lake);
+		auto it = state.by_name.find(table);
+		if (it != state.by_name.end()) {
+			state.dropped.insert(it->second);
+			state.by_name.erase(it);
+		}
+	}
+	Refresh(lake);
+}
+
 void MoraineTransaction::ScanTables(MoraineSchemaEntry &lake, const std::function<void(MoraineTableEntry &)> &callback) {
 	Load(lake);
 	vector<reference<MoraineTableEntry>> entries;

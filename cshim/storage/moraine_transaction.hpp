@@ -54,6 +54,13 @@ public:
 	//! exist is left alone. Its entry stays alive until the transaction
 	//! ends (the binder may hold it) but is no longer listed or found.
 	void DropTable(MoraineSchemaEntry &lake, const string &name, bool if_exists);
+	//! Adds a column to a metadata table of the lake (default_value: the
+	//! text of its constant default, nullptr for NULL) or drops one, as
+	//! DuckLake's migration does; the table's entry is built again (the
+	//! old one stays alive until the transaction ends).
+	void AddColumn(MoraineSchemaEntry &lake, const string &table, const moraine_column_def &column,
+	               const char *default_value, bool if_not_exists);
+	void DropColumn(MoraineSchemaEntry &lake, const string &table, const string &column, bool if_exists);
 	//! Records a write (what) to the lake; refuses it when the transaction
 	//! wrote to another lake.
 	void Writes(MoraineSchemaEntry &lake, const string &what);
@@ -85,6 +92,9 @@ private:
 	//! The lake's state (created on first call); call with lock held.
 	LakeState &StateOf(MoraineSchemaEntry &lake);
 	void Load(MoraineSchemaEntry &lake);
+	//! Forgets the entry of a table whose shape changed, and lists the
+	//! tables again (Refresh builds its new entry).
+	void Rebuild(MoraineSchemaEntry &lake, const string &table);
 	unique_ptr<MoraineTableEntry> MakeEntry(MoraineSchemaEntry &lake, const moraine_table_def &def);
 
 	MoraineCatalog &catalog;

@@ -589,6 +589,17 @@ static void test_writes(void) {
 	expect_error("drop_table ducklake_tag", rc, &err, MORAINE_UNSUPPORTED, "never dropped");
 	rc = moraine_txn_drop_table(txn, NULL, true, &err);
 	expect_error("drop_table NULL", rc, &err, MORAINE_INVALID_ARGUMENT, "name must not be NULL");
+	/* ALTER TABLE: metadata tables only; a missing column; NULL arguments.
+	 * (Adding one would hold the commit to a spec's shapes: the storage
+	 * tests migrate a lake through DuckDB.) */
+	moraine_column_def xcol = {"x", "VARCHAR", false};
+	rc = moraine_txn_add_column(txn, "ducklake_inlined_data_1_1", &xcol, "d", false, &err);
+	expect_error("add_column to an inlined-data table", rc, &err, MORAINE_UNSUPPORTED, "metadata tables of a lake only");
+	rc = moraine_txn_drop_column(txn, "ducklake_tag", "nope", false, &err);
+	expect_error("drop_column nope", rc, &err, MORAINE_NOT_FOUND, "nope");
+	expect_ok("drop_column IF EXISTS", moraine_txn_drop_column(txn, "ducklake_tag", "nope", true, &err), &err);
+	rc = moraine_txn_add_column(txn, "ducklake_tag", NULL, NULL, false, &err);
+	expect_error("add_column NULL", rc, &err, MORAINE_INVALID_ARGUMENT, "must not be NULL");
 	moraine_table_list *tl = NULL;
 	expect_ok("txn_tables", moraine_txn_tables(txn, &tl, &err), &err);
 	CHECK(tl && tl->table_count == 23 && strcmp(tl->tables[22].name, "ducklake_inlined_data_1_1") == 0 &&

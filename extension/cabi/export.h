@@ -22,5 +22,6 @@ typedef const moraine_filter *moraine_filter_cptr;
 typedef const moraine_rows *moraine_rows_cptr;
 typedef const int64_t *moraine_i64_cptr;
 typedef const moraine_table_def *moraine_table_def_cptr;
+typedef const moraine_column_def *moraine_column_def_cptr;
 
 #endif

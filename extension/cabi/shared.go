@@ -60,10 +60,8 @@ func acquire(key string, open func() (*attach.Attached, error)) (attachedCatalog
 	var lake *storage.Lake
 	if err == nil {
 		lake = storage.NewLake(a.Catalog, a.Config.Path, a.Config.WalStore)
-		if !a.Config.ReadOnly {
-			if err = lake.CheckDataPath(context.Background()); err != nil {
-				a.Close(context.Background())
-			}
+		if err = lake.CheckAttach(context.Background(), a.Config.ReadOnly); err != nil {
+			a.Close(context.Background())
 		}
 	}
 	opened.mu.Lock()

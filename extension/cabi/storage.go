@@ -430,6 +430,41 @@ func moraine_txn_drop_table(txn C.moraine_txn, name C.moraine_cstr, ifExists C.b
 	return setError(cerr, err)
 }
 
+//export moraine_txn_add_column
+func moraine_txn_add_column(txn C.moraine_txn, table C.moraine_cstr, column C.moraine_column_def_cptr, defaultValue C.moraine_cstr,
+	ifNotExists C.bool, cerr *C.moraine_error) (rc C.int32_t) {
+	defer codes.Guard(func(err error) { rc = setError(cerr, err) })
+	if table == nil || column == nil || column.name == nil || column._type == nil {
+		return setError(cerr, invalidf("moraine_txn_add_column: table, column, its name and its type must not be NULL"))
+	}
+	tx, err := lookupHandle[*storage.Txn](uint64(txn), "moraine_txn")
+	if err != nil {
+		return setError(cerr, err)
+	}
+	var def *string
+	if defaultValue != nil {
+		s := goStr(defaultValue)
+		def = &s
+	}
+	col := ducklake.Column{Name: goStr(column.name), Type: goStr(column._type), NotNull: bool(column.not_null)}
+	_, err = tx.AddColumn(goStr(table), col, def, bool(ifNotExists))
+	return setError(cerr, err)
+}
+
+//export moraine_txn_drop_column
+func moraine_txn_drop_column(txn C.moraine_txn, table C.moraine_cstr, column C.moraine_cstr, ifExists C.bool, cerr *C.moraine_error) (rc C.int32_t) {
+	defer codes.Guard(func(err error) { rc = setError(cerr, err) })
+	if table == nil || column == nil {
+		return setError(cerr, invalidf("moraine_txn_drop_column: table and column must not be NULL"))
+	}
+	tx, err := lookupHandle[*storage.Txn](uint64(txn), "moraine_txn")
+	if err != nil {
+		return setError(cerr, err)
+	}
+	_, err = tx.DropColumn(goStr(table), goStr(column), bool(ifExists))
+	return setError(cerr, err)
+}
+
 //export moraine_txn_commit
 func moraine_txn_commit(txn C.moraine_txn, cerr *C.moraine_error) (rc C.int32_t) {
 	defer codes.Guard(func(err error) { rc = setError(cerr, err) })

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -175,5 +176,73 @@ SELECT count(*) AS n, sum(i) AS total FROM lake.t;
 	}
 	if got := run("SELECT count(*) AS n, sum(i) AS total FROM lake.t;\n"); got != "n|total\n500|374750\n" {
 		t.Fatalf("a fresh process reads:\n%s", got)
+	}
+}
+
+// A lake DuckLake 0.3 wrote (DuckDB v1.4.4: inlined rows, Parquet files, a
+// delete file, a renamed column, several schema versions), attached by
+// DuckLake 1.0 (DuckDB v1.5.5) with AUTOMATIC_MIGRATION, is migrated: the
+// lake records version 1.0, every snapshot reads what it read before
+// (time travel, inlined rows), v1.5.5 writes to it, and v1.4.4 is then
+// refused naming the version, in both builds. It uses both releases'
+// builds whatever MORAINE_DUCKDB_VERSION says.
+func TestDuckLakeMigratesA03Lake(t *testing.T) {
+	old, nu := "v1.4.4", "v1.5.5"
+	for _, b := range []struct{ name, dir, file string }{
+		{"single-writer", dir, "moraine.duckdb_extension"},
+		{"commit-log", commitLogDir, "moraine_commitlog.duckdb_extension"},
+	} {
+		t.Run(b.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			script := func(v, attachOpts, sql string) (string, error) {
+				t.Helper()
+				head := "LOAD " + sqlString(filepath.Join(repoRoot(), "..", "shared", "ducklake", v, "ducklake.duckdb_extension")) + ";\n" +
+					"LOAD " + sqlString(filepath.Join(b.dir, v, b.file)) + ";\n" +
+					"ATTACH " + sqlString("ducklake:moraine:"+filepath.Join(tmp, "lake")) + " AS lake (DATA_PATH " + sqlString(filepath.Join(tmp, "data")+"/") + attachOpts + ");\n"
+				cmd := exec.Command(filepath.Join(dir, "duckdb-official-"+v), "--setting", "extension_directory="+filepath.Join(tmp, "ext"), "--sql")
+				cmd.Stdin = strings.NewReader(head + sql)
+				out, err := cmd.CombinedOutput()
+				return string(out), err
+			}
+			run := func(v, attachOpts, sql string) string {
+				t.Helper()
+				out, err := script(v, attachOpts, sql)
+				if err != nil {
+					t.Fatalf("DuckDB %s: %v\n%s", v, err, out)
+				}
+				return out
+			}
+			run(old, ", DATA_INLINING_ROW_LIMIT 10", `CREATE TABLE lake.t (id INTEGER, s VARCHAR);
+INSERT INTO lake.t VALUES (1, 'a'), (2, 'b');
+INSERT INTO lake.t SELECT i, 'x' || i FROM range(100, 200) r(i);
+DELETE FROM lake.t WHERE id = 150;
+ALTER TABLE lake.t RENAME COLUMN s TO name;
+INSERT INTO lake.t VALUES (3, 'c');
+DELETE FROM lake.t WHERE id = 2;
+`)
+			var reads strings.Builder
+			for v := 1; v <= 7; v++ {
+				fmt.Fprintf(&reads, "SELECT %d AS v, count(*) AS n, sum(id) AS total, string_agg(CASE WHEN id < 10 THEN id::VARCHAR END, ',' ORDER BY id) AS small FROM lake.t AT (VERSION => %d);\n", v, v)
+			}
+			reads.WriteString("SELECT * FROM lake.t WHERE id < 10 ORDER BY id;\n")
+			before := run(old, "", reads.String())
+			if !strings.Contains(before, "7|101|") {
+				t.Fatalf("the 0.3 lake reads:\n%s", before)
+			}
+			if out, err := script(nu, "", "SELECT 1;\n"); err == nil || !strings.Contains(out, "AUTOMATIC_MIGRATION") && !strings.Contains(out, "migrat") {
+				t.Fatalf("DuckLake 1.0 attached the 0.3 lake without being asked to migrate it: %v\n%s", err, out)
+			}
+			migrated := run(nu, ", AUTOMATIC_MIGRATION TRUE", reads.String()+
+				"SELECT value FROM __ducklake_metadata_lake.ducklake_metadata WHERE key = 'version';\n")
+			if want := before + "value\n1.0\n"; migrated != want {
+				t.Fatalf("after the migration:\n%s\nwant\n%s", migrated, want)
+			}
+			if got := run(nu, "", "INSERT INTO lake.t VALUES (4, 'd');\nUPDATE lake.t SET name = 'C' WHERE id = 3;\nSELECT * FROM lake.t WHERE id < 10 ORDER BY id;\n"); got != "id|name\n1|a\n3|C\n4|d\n" {
+				t.Fatalf("DuckDB %s writing the migrated lake:\n%s", nu, got)
+			}
+			if out, err := script(old, "", "SELECT count(*) FROM lake.t;\n"); err == nil || !strings.Contains(out, "version 1.0") || !strings.Contains(out, "DuckDB v1.5") {
+				t.Fatalf("DuckDB %s on the migrated lake: %v\n%s", old, err, out)
+			}
+		})
 	}
 }

@@ -96,21 +96,34 @@ func NewLake(cat Catalog, locations ...string) *Lake {
 	return l
 }
 
-// CheckDataPath refuses, under DuckLake 0.3 (the host's DuckLake), a lake
-// whose objects lie inside the DATA_PATH it records: 0.3's
-// ducklake_delete_orphaned_files deletes every file under DATA_PATH its
-// catalog does not list, the lake's own objects included (1.0's deletes
-// Parquet files only). A read-write attach checks it (a read-only one can
-// still read the lake, to move it); so does the commit that creates a
-// lake (Commit).
-func (l *Lake) CheckDataPath(ctx context.Context) error {
+// CheckAttach checks an attach of the lake before DuckLake reads it: a
+// lake whose DuckLake catalog version is newer than the host's DuckLake
+// (SetDuckLakeVersion) is refused, naming both (DuckLake 0.3 would read a
+// 1.0 lake as one below its own version); a read-write attach also checks
+// CheckDataPath.
+func (l *Lake) CheckAttach(ctx context.Context, readOnly bool) error {
 	v, err := l.current(ctx)
 	if err != nil {
 		return err
 	}
+	if host := newLakeSpec(); v.HasLake() && v.Spec() == ducklake.Spec10() && host == ducklake.Spec03() {
+		return &core.Error{Kind: core.Unsupported, Msg: fmt.Sprintf("the lake's DuckLake catalog is version %s (DuckDB v1.5's DuckLake "+
+			"created or migrated it); this DuckDB's DuckLake reads version %s and cannot read it: attach the lake with DuckDB v1.5 or later",
+			v.Spec().Version, host.Version)}
+	}
+	if readOnly {
+		return nil
+	}
 	return l.checkDataPath(ducklake.NewChanges(v).DataPath())
 }
 
+// checkDataPath refuses, under DuckLake 0.3 (the host's DuckLake), a lake
+// whose objects lie inside the DATA_PATH it records: 0.3's
+// ducklake_delete_orphaned_files deletes every file under DATA_PATH its
+// catalog does not list, the lake's own objects included (1.0's deletes
+// Parquet files only). A read-write attach checks it (CheckAttach; a
+// read-only one can still read the lake, to move it); so does the commit
+// that creates a lake (Commit).
 func (l *Lake) checkDataPath(dataPath string) error {
 	if dataPath == "" || newLakeSpec() != ducklake.Spec03() {
 		return nil
@@ -369,6 +382,28 @@ func (t *Txn) DropTable(name string, ifExists bool) (bool, error) {
 	var dropped bool
 	err := t.write("DROP TABLE "+name, func() (err error) {
 		dropped, err = t.changes.DropTable(name, ifExists)
+		return err
+	})
+	return dropped, err
+}
+
+// AddColumn adds a column to a metadata table in the transaction; see
+// ducklake.Changes.AddColumn.
+func (t *Txn) AddColumn(table string, col ducklake.Column, def *string, ifNotExists bool) (bool, error) {
+	var added bool
+	err := t.write("ALTER TABLE "+table, func() (err error) {
+		added, err = t.changes.AddColumn(table, col, def, ifNotExists)
+		return err
+	})
+	return added, err
+}
+
+// DropColumn drops a column of a metadata table in the transaction; see
+// ducklake.Changes.DropColumn.
+func (t *Txn) DropColumn(table, column string, ifExists bool) (bool, error) {
+	var dropped bool
+	err := t.write("ALTER TABLE "+table, func() (err error) {
+		dropped, err = t.changes.DropColumn(table, column, ifExists)
 		return err
 	})
 	return dropped, err

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -441,9 +442,10 @@ func TestEncodedCellsKeepTheirOwnBatches(t *testing.T) {
 }
 
 // Under DuckLake 0.3 a lake whose objects lie inside the DATA_PATH it
-// records is refused (0.3's orphan cleanup would delete them), naming both
-// and what to do; beside it, or under DuckLake 1.0, it is not.
-func TestCheckDataPath(t *testing.T) {
+// records is refused for read-write (0.3's orphan cleanup would delete
+// them), naming both and what to do; beside it, read-only, or under
+// DuckLake 1.0, it is not.
+func TestCheckAttachDataPath(t *testing.T) {
 	t.Cleanup(func() { newLakes.Store(nil) })
 	c, err := core.Open(bg, objstore.NewMemory(0), core.CatalogOptions{DataPath: "/srv/lake/data/"})
 	if err != nil {
@@ -464,9 +466,12 @@ func TestCheckDataPath(t *testing.T) {
 		if err := SetDuckLakeVersion(tc.version); err != nil {
 			t.Fatal(err)
 		}
-		err := NewLake(c, tc.location, "").CheckDataPath(bg)
+		err := NewLake(c, tc.location, "").CheckAttach(bg, false)
 		if refused := err != nil; refused != tc.refused {
 			t.Errorf("DuckLake %s, lake at %s: %v", tc.version, tc.location, err)
+		}
+		if err := NewLake(c, tc.location).CheckAttach(bg, true); err != nil {
+			t.Errorf("DuckLake %s, lake at %s, read-only: %v", tc.version, tc.location, err)
 		}
 		if err != nil && (core.KindOf(err) != core.InvalidArgument || !strings.Contains(err.Error(), "/srv/lake/data/") ||
 			!strings.Contains(err.Error(), "ducklake_delete_orphaned_files") || !strings.Contains(err.Error(), "READ_ONLY")) {
@@ -485,6 +490,46 @@ func TestCheckDataPath(t *testing.T) {
 	} {
 		if got := within(tc.loc, tc.dir); got != tc.in {
 			t.Errorf("within(%q, %q) = %v", tc.loc, tc.dir, got)
+		}
+	}
+}
+
+// A lake DuckLake 1.0 created or migrated is refused under DuckLake 0.3
+// (which would read version 1.0 as one below its own), naming both
+// versions and the DuckDB to use; DuckLake 1.0 attaches it.
+func TestCheckAttachRefusesANewerDuckLake(t *testing.T) {
+	t.Cleanup(func() { newLakes.Store(nil) })
+	c, err := core.Open(bg, objstore.NewMemory(0), core.CatalogOptions{LeaveEmpty: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(bg)
+	tx, err := c.BeginRows(bg, core.Head{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(tx.PutSnapshot(core.Snapshot{ID: 0, NextCatalogID: 1, ChangesMade: `created_schema:"main"`}),
+		tx.PutSchema(core.Schema{ID: 0, Name: "main", Path: "main/", PathIsRelative: true}),
+		tx.PutOptions(core.Options{Scope: core.ScopeGlobal, Values: map[string]string{"version": "1.0", "data_path": "/d/"}})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Commit(bg); err != nil {
+		t.Fatal(err)
+	}
+	for _, readOnly := range []bool{false, true} {
+		if err := SetDuckLakeVersion("0.3"); err != nil {
+			t.Fatal(err)
+		}
+		err := NewLake(c, "/l").CheckAttach(bg, readOnly)
+		if core.KindOf(err) != core.Unsupported || !strings.Contains(err.Error(), "version 1.0") ||
+			!strings.Contains(err.Error(), "reads version 0.3") || !strings.Contains(err.Error(), "DuckDB v1.5") {
+			t.Fatalf("a 1.0 lake under DuckLake 0.3 (read-only %v): %v", readOnly, err)
+		}
+		if err := SetDuckLakeVersion("1.0"); err != nil {
+			t.Fatal(err)
+		}
+		if err := NewLake(c, "/l").CheckAttach(bg, readOnly); err != nil {
+			t.Fatalf("a 1.0 lake under DuckLake 1.0: %v", err)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // duckLakeSpec is the DuckLake catalog spec the package's release ships
@@ -179,40 +180,50 @@ SELECT count(*) AS n, sum(i) AS total FROM lake.t;
 	}
 }
 
-// A lake DuckLake 0.3 wrote (DuckDB v1.4.4: inlined rows, Parquet files, a
-// delete file, a renamed column, several schema versions), attached by
-// DuckLake 1.0 (DuckDB v1.5.5) with AUTOMATIC_MIGRATION, is migrated: the
-// lake records version 1.0, every snapshot reads what it read before
-// (time travel, inlined rows), v1.5.5 writes to it, and v1.4.4 is then
-// refused naming the version, in both builds. It uses both releases'
-// builds whatever MORAINE_DUCKDB_VERSION says.
-func TestDuckLakeMigratesA03Lake(t *testing.T) {
-	old, nu := "v1.4.4", "v1.5.5"
-	for _, b := range []struct{ name, dir, file string }{
+// migrationBuild is one build of the extension, in every release.
+type migrationBuild struct{ name, dir, file string }
+
+func migrationBuilds() []migrationBuild {
+	return []migrationBuild{
 		{"single-writer", dir, "moraine.duckdb_extension"},
 		{"commit-log", commitLogDir, "moraine_commitlog.duckdb_extension"},
-	} {
-		t.Run(b.name, func(t *testing.T) {
-			tmp := t.TempDir()
-			script := func(v, attachOpts, sql string) (string, error) {
-				t.Helper()
-				head := "LOAD " + sqlString(filepath.Join(repoRoot(), "..", "shared", "ducklake", v, "ducklake.duckdb_extension")) + ";\n" +
-					"LOAD " + sqlString(filepath.Join(b.dir, v, b.file)) + ";\n" +
-					"ATTACH " + sqlString("ducklake:moraine:"+filepath.Join(tmp, "lake")) + " AS lake (DATA_PATH " + sqlString(filepath.Join(tmp, "data")+"/") + attachOpts + ");\n"
-				cmd := exec.Command(filepath.Join(dir, "duckdb-official-"+v), "--setting", "extension_directory="+filepath.Join(tmp, "ext"), "--sql")
-				cmd.Stdin = strings.NewReader(head + sql)
-				out, err := cmd.CombinedOutput()
-				return string(out), err
-			}
-			run := func(v, attachOpts, sql string) string {
-				t.Helper()
-				out, err := script(v, attachOpts, sql)
-				if err != nil {
-					t.Fatalf("DuckDB %s: %v\n%s", v, err, out)
-				}
-				return out
-			}
-			run(old, ", DATA_INLINING_ROW_LIMIT 10", `CREATE TABLE lake.t (id INTEGER, s VARCHAR);
+	}
+}
+
+// lakeCommand is DuckDB v's official shell running sql on the lake in lakeDir
+// (DuckLake and build b of that release loaded, the lake attached as lake
+// with attachOpts after its DATA_PATH).
+func lakeCommand(b migrationBuild, v, lakeDir, attachOpts, sql string) *exec.Cmd {
+	head := "LOAD " + sqlString(filepath.Join(repoRoot(), "..", "shared", "ducklake", v, "ducklake.duckdb_extension")) + ";\n" +
+		"LOAD " + sqlString(filepath.Join(b.dir, v, b.file)) + ";\n" +
+		"ATTACH " + sqlString("ducklake:moraine:"+filepath.Join(lakeDir, "lake")) + " AS lake (DATA_PATH " + sqlString(filepath.Join(lakeDir, "data")+"/") + attachOpts + ");\n"
+	cmd := exec.Command(filepath.Join(dir, "duckdb-official-"+v), "--setting", "extension_directory="+filepath.Join(lakeDir, "ext"), "--sql")
+	cmd.Stdin = strings.NewReader(head + sql)
+	return cmd
+}
+
+// lakeRun runs lakeCommand and fails the test on an error.
+func lakeRun(t *testing.T, b migrationBuild, v, lakeDir, attachOpts, sql string) string {
+	t.Helper()
+	out, err := lakeCommand(b, v, lakeDir, attachOpts, sql).CombinedOutput()
+	if err != nil {
+		t.Fatalf("DuckDB %s: %v\n%s", v, err, out)
+	}
+	return string(out)
+}
+
+const (
+	migrateFrom = "v1.4.4" // DuckLake 0.3
+	migrateTo   = "v1.5.5" // DuckLake 1.0
+)
+
+// write03Lake writes a DuckLake 0.3 lake in lakeDir with DuckDB v1.4.4
+// (inlined rows, Parquet files, a delete file, a renamed column, several
+// schema versions) and returns what reading it at each snapshot gives,
+// and the reads that give it.
+func write03Lake(t *testing.T, b migrationBuild, lakeDir string) (reads, before string) {
+	t.Helper()
+	lakeRun(t, b, migrateFrom, lakeDir, ", DATA_INLINING_ROW_LIMIT 10", `CREATE TABLE lake.t (id INTEGER, s VARCHAR);
 INSERT INTO lake.t VALUES (1, 'a'), (2, 'b');
 INSERT INTO lake.t SELECT i, 'x' || i FROM range(100, 200) r(i);
 DELETE FROM lake.t WHERE id = 150;
@@ -220,29 +231,82 @@ ALTER TABLE lake.t RENAME COLUMN s TO name;
 INSERT INTO lake.t VALUES (3, 'c');
 DELETE FROM lake.t WHERE id = 2;
 `)
-			var reads strings.Builder
-			for v := 1; v <= 7; v++ {
-				fmt.Fprintf(&reads, "SELECT %d AS v, count(*) AS n, sum(id) AS total, string_agg(CASE WHEN id < 10 THEN id::VARCHAR END, ',' ORDER BY id) AS small FROM lake.t AT (VERSION => %d);\n", v, v)
-			}
-			reads.WriteString("SELECT * FROM lake.t WHERE id < 10 ORDER BY id;\n")
-			before := run(old, "", reads.String())
-			if !strings.Contains(before, "7|101|") {
-				t.Fatalf("the 0.3 lake reads:\n%s", before)
-			}
-			if out, err := script(nu, "", "SELECT 1;\n"); err == nil || !strings.Contains(out, "AUTOMATIC_MIGRATION") && !strings.Contains(out, "migrat") {
+	var r strings.Builder
+	for v := 1; v <= 7; v++ {
+		fmt.Fprintf(&r, "SELECT %d AS v, count(*) AS n, sum(id) AS total, string_agg(CASE WHEN id < 10 THEN id::VARCHAR END, ',' ORDER BY id) AS small FROM lake.t AT (VERSION => %d);\n", v, v)
+	}
+	r.WriteString("SELECT * FROM lake.t WHERE id < 10 ORDER BY id;\n")
+	before = lakeRun(t, b, migrateFrom, lakeDir, "", r.String())
+	if !strings.Contains(before, "7|101|") {
+		t.Fatalf("the 0.3 lake reads:\n%s", before)
+	}
+	return r.String(), before
+}
+
+// A lake DuckLake 0.3 wrote, attached by DuckLake 1.0 (DuckDB v1.5.5) with
+// AUTOMATIC_MIGRATION, is migrated: the lake records version 1.0, every
+// snapshot reads what it read before (time travel, inlined rows), v1.5.5
+// writes to it, and v1.4.4 is then refused naming the version, in both
+// builds. It uses both releases' builds whatever MORAINE_DUCKDB_VERSION
+// says.
+func TestDuckLakeMigratesA03Lake(t *testing.T) {
+	for _, b := range migrationBuilds() {
+		t.Run(b.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			reads, before := write03Lake(t, b, tmp)
+			if out, err := lakeCommand(b, migrateTo, tmp, "", "SELECT 1;\n").CombinedOutput(); err == nil || !strings.Contains(string(out), "AUTOMATIC_MIGRATION") && !strings.Contains(string(out), "migrat") {
 				t.Fatalf("DuckLake 1.0 attached the 0.3 lake without being asked to migrate it: %v\n%s", err, out)
 			}
-			migrated := run(nu, ", AUTOMATIC_MIGRATION TRUE", reads.String()+
+			migrated := lakeRun(t, b, migrateTo, tmp, ", AUTOMATIC_MIGRATION TRUE", reads+
 				"SELECT value FROM __ducklake_metadata_lake.ducklake_metadata WHERE key = 'version';\n")
 			if want := before + "value\n1.0\n"; migrated != want {
 				t.Fatalf("after the migration:\n%s\nwant\n%s", migrated, want)
 			}
-			if got := run(nu, "", "INSERT INTO lake.t VALUES (4, 'd');\nUPDATE lake.t SET name = 'C' WHERE id = 3;\nSELECT * FROM lake.t WHERE id < 10 ORDER BY id;\n"); got != "id|name\n1|a\n3|C\n4|d\n" {
-				t.Fatalf("DuckDB %s writing the migrated lake:\n%s", nu, got)
+			if got := lakeRun(t, b, migrateTo, tmp, "", "INSERT INTO lake.t VALUES (4, 'd');\nUPDATE lake.t SET name = 'C' WHERE id = 3;\nSELECT * FROM lake.t WHERE id < 10 ORDER BY id;\n"); got != "id|name\n1|a\n3|C\n4|d\n" {
+				t.Fatalf("DuckDB %s writing the migrated lake:\n%s", migrateTo, got)
 			}
-			if out, err := script(old, "", "SELECT count(*) FROM lake.t;\n"); err == nil || !strings.Contains(out, "version 1.0") || !strings.Contains(out, "DuckDB v1.5") {
-				t.Fatalf("DuckDB %s on the migrated lake: %v\n%s", old, err, out)
+			if out, err := lakeCommand(b, migrateFrom, tmp, "", "SELECT count(*) FROM lake.t;\n").CombinedOutput(); err == nil || !strings.Contains(string(out), "version 1.0") || !strings.Contains(string(out), "DuckDB v1.5") {
+				t.Fatalf("DuckDB %s on the migrated lake: %v\n%s", migrateFrom, err, out)
 			}
+		})
+	}
+}
+
+// The migration SIGKILLed at points spread over its run leaves the lake
+// either as DuckLake 0.3 left it (DuckDB v1.4.4 reads every snapshot as
+// before) or migrated completely (v1.4.4 is refused naming version 1.0,
+// and v1.5.5 reads every snapshot as before): never in between, in both
+// builds (on the commit-log build the migration is one slot).
+func TestDuckLakeMigrationSurvivesSIGKILL(t *testing.T) {
+	for _, b := range migrationBuilds() {
+		t.Run(b.name, func(t *testing.T) {
+			outcomes := map[string]int{}
+			for _, ms := range []time.Duration{0, 20, 40, 60, 80, 100, 130, 160, 200, 300} {
+				delay := ms * time.Millisecond
+				tmp := t.TempDir()
+				reads, before := write03Lake(t, b, tmp) // DATA_PATH is recorded absolute: no copies
+				cmd := lakeCommand(b, migrateTo, tmp, ", AUTOMATIC_MIGRATION TRUE", "SELECT 1 AS migrated;\n")
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(delay)
+				cmd.Process.Kill()
+				cmd.Wait()
+				if out, err := lakeCommand(b, migrateFrom, tmp, "", reads).CombinedOutput(); err == nil {
+					if string(out) != before {
+						t.Fatalf("killed after %v, the 0.3 lake reads:\n%s\nwant\n%s", delay, out, before)
+					}
+					outcomes["as DuckLake 0.3 left it"]++
+					continue
+				} else if !strings.Contains(string(out), "version 1.0") {
+					t.Fatalf("killed after %v, DuckDB %s fails on the lake: %v\n%s", delay, migrateFrom, err, out)
+				}
+				if got := lakeRun(t, b, migrateTo, tmp, "", reads); got != before {
+					t.Fatalf("killed after %v, the migrated lake reads:\n%s\nwant\n%s", delay, got, before)
+				}
+				outcomes["migrated"]++
+			}
+			t.Logf("outcomes of the killed migrations: %v", outcomes)
 		})
 	}
 }

@@ -922,29 +922,44 @@ func (s *stager) inlinedRows() {
 		// A row is known by its row id and begin snapshot: DuckLake 1.0
 		// ends a row it updates and inserts the new version under the
 		// same row id.
-		index := func(all [][]any) map[[2]uint64]core.InlinedRow {
-			out := map[[2]uint64]core.InlinedRow{}
-			for _, cells := range all {
-				r, err := inlinedRowOf(cells)
-				s.fail(err)
-				k := [2]uint64{r.RowID, uint64(r.Begin)}
-				if _, dup := out[k]; dup {
-					s.fail(unsupported("%s holds row_id %d with begin_snapshot %d twice", t.Name, r.RowID, r.Begin))
-				}
-				out[k] = r
+		stageKeyed(s, name, func(cells []any) (core.InlinedRow, [2]uint64) {
+			r, err := inlinedRowOf(cells)
+			s.fail(err)
+			return r, [2]uint64{r.RowID, uint64(r.Begin)}
+		}, func(k [2]uint64) string { return fmt.Sprintf("row_id %d with begin_snapshot %d", k[0], k[1]) },
+			func(k [2]uint64) error {
+				return s.tx.DeleteInlinedRow(core.TableID(tid), sv, k[0], core.SnapshotID(k[1]))
+			},
+			func(r core.InlinedRow) error { return s.tx.PutInlinedRow(core.TableID(tid), sv, r) })
+	}
+}
+
+// stageKeyed stages the difference between one table's rows before and
+// after, each row an entity known by a pair of ids (of gives both): a
+// removal for each key gone, a put for each key new or changed, in key
+// order. A key held twice on one side is refused (what names it).
+func stageKeyed[E any](s *stager, name string, of func(cells []any) (E, [2]uint64), what func([2]uint64) string,
+	remove func([2]uint64) error, put func(E) error) {
+	index := func(all [][]any) map[[2]uint64]E {
+		out := map[[2]uint64]E{}
+		for _, cells := range all {
+			e, k := of(cells)
+			if _, dup := out[k]; dup {
+				s.fail(unsupported("%s holds %s twice", name, what(k)))
 			}
-			return out
+			out[k] = e
 		}
-		old, nu := index(s.rowsOf(name, before)), index(s.rowsOf(name, after))
-		for _, k := range slices.SortedFunc(maps.Keys(old), cmpPair) {
-			if _, ok := nu[k]; !ok {
-				s.fail(s.tx.DeleteInlinedRow(core.TableID(tid), sv, k[0], core.SnapshotID(k[1])))
-			}
+		return out
+	}
+	old, nu := index(s.rowsOf(name, before)), index(s.rowsOf(name, after))
+	for _, k := range slices.SortedFunc(maps.Keys(old), cmpPair) {
+		if _, ok := nu[k]; !ok {
+			s.fail(remove(k))
 		}
-		for _, k := range slices.SortedFunc(maps.Keys(nu), cmpPair) {
-			if o, ok := old[k]; !ok || !reflect.DeepEqual(o, nu[k]) {
-				s.fail(s.tx.PutInlinedRow(core.TableID(tid), sv, nu[k]))
-			}
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(nu), cmpPair) {
+		if o, ok := old[k]; !ok || !reflect.DeepEqual(o, nu[k]) {
+			s.fail(put(nu[k]))
 		}
 	}
 }
@@ -972,30 +987,13 @@ func (s *stager) inlinedDeletes() {
 	for _, name := range names {
 		t := s.changed[name].Table()
 		table := core.TableID(t.InlinedDeletes.TableID)
-		index := func(all [][]any) map[[2]uint64]core.InlinedFileDelete {
-			out := map[[2]uint64]core.InlinedFileDelete{}
-			for _, cells := range all {
-				r := rowOf(t, cells, &s.err)
-				d := core.InlinedFileDelete{TableID: table, DataFileID: core.DataFileID(r.u("file_id")), RowID: r.u("row_id"), Begin: core.SnapshotID(r.u("begin_snapshot"))}
-				k := [2]uint64{uint64(d.DataFileID), d.RowID}
-				if _, dup := out[k]; dup {
-					s.fail(unsupported("%s holds row %d of data file %d twice", t.Name, d.RowID, d.DataFileID))
-				}
-				out[k] = d
-			}
-			return out
-		}
-		old, nu := index(s.rowsOf(name, before)), index(s.rowsOf(name, after))
-		for _, k := range slices.SortedFunc(maps.Keys(old), cmpPair) {
-			if _, ok := nu[k]; !ok {
-				s.fail(s.tx.DeleteInlinedFileDelete(table, core.DataFileID(k[0]), k[1]))
-			}
-		}
-		for _, k := range slices.SortedFunc(maps.Keys(nu), cmpPair) {
-			if o, ok := old[k]; !ok || o != nu[k] {
-				s.fail(s.tx.PutInlinedFileDelete(nu[k]))
-			}
-		}
+		stageKeyed(s, name, func(cells []any) (core.InlinedFileDelete, [2]uint64) {
+			r := rowOf(t, cells, &s.err)
+			d := core.InlinedFileDelete{TableID: table, DataFileID: core.DataFileID(r.u("file_id")), RowID: r.u("row_id"), Begin: core.SnapshotID(r.u("begin_snapshot"))}
+			return d, [2]uint64{uint64(d.DataFileID), d.RowID}
+		}, func(k [2]uint64) string { return fmt.Sprintf("row %d of data file %d", k[1], k[0]) },
+			func(k [2]uint64) error { return s.tx.DeleteInlinedFileDelete(table, core.DataFileID(k[0]), k[1]) },
+			s.tx.PutInlinedFileDelete)
 	}
 }
 

@@ -243,13 +243,7 @@ void MoraineTransaction::DropTable(MoraineSchemaEntry &lake, const string &name,
 	MoraineError err;
 	// (the library's message names the table)
 	err.Check(moraine_txn_drop_table(Handle(lake), name.c_str(), if_exists, err.Out()), "moraine");
-	lock_guard<mutex> guard(lock);
-	auto &state = StateOf(lake);
-	auto it = state.by_name.find(name);
-	if (it != state.by_name.end()) {
-		state.dropped.insert(it->second);
-		state.by_name.erase(it);
-	}
+	Rebuild(lake, name); // the table is listed no more
 }
 
 void MoraineTransaction::AddColumn(MoraineSchemaEntry &lake, const string &table, const moraine_column_def &column,

@@ -183,8 +183,9 @@ func BenchmarkDuckLake(b *testing.B) {
 	// a local row with that build, so that a change is measured against its
 	// predecessor in one run.
 	if baseline := os.Getenv("MORAINE_BENCH_BASELINE"); baseline != "" {
-		local := benchConfig{"moraine-local-baseline", configs[1].metadata, true, nil, baseline}
-		configs = append(configs[:2:2], append([]benchConfig{local}, configs[2:]...)...)
+		i := slices.IndexFunc(configs, func(c benchConfig) bool { return c.name == "moraine-local" })
+		local := benchConfig{"moraine-local-baseline", configs[i].metadata, true, nil, baseline}
+		configs = slices.Insert(configs, i+1, local)
 	}
 	if version != "v1.4.4" {
 		configs = slices.DeleteFunc(configs, func(c benchConfig) bool { return c.name == "postgres" })

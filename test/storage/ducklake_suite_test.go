@@ -220,7 +220,7 @@ func baselineOf(t *testing.T, cfg suiteConfig, h host, files []string) map[strin
 // pointers were not zeroed, and the write barrier read the garbage they
 // replaced); with the blocks zeroed, none may.
 func TestConcurrentDuckLakeUnderGCPressure(t *testing.T) {
-	root := filepath.Join(repoRoot(), "..", "shared", "ducklake", "tests")
+	root := loadSuite(t).root // the release's DuckLake's files
 	file := "test/sql/concurrent/file_level_conflict.test"
 	const procs, runs = 4, 8
 	errs := make(chan string, procs*runs)

@@ -63,7 +63,7 @@ var (
 func benchLogWriters(b *testing.B, ext, metadata, data string, writers int, env []string, settings ...string) *logBenchResult {
 	onMoraine := strings.HasPrefix(metadata, "moraine:")
 	start := func() *duck {
-		d := startDuckWith(b, ext, env...)
+		d := startDuckOn(b, benchShell(), ext, env...)
 		if strings.HasPrefix(metadata, "postgres:") {
 			d.ok("", "LOAD "+sqlString(filepath.Join(repoRoot(), "..", "shared", "postgres", "v1.4.4", "postgres_scanner.duckdb_extension")))
 		}

@@ -54,6 +54,15 @@ func machineCPU(tb testing.TB) time.Duration {
 	return t.BusyTime()
 }
 
+// benchShell is the host the benchmarks run DuckDB in: the duckdb-go
+// shell, or DuckDB's official libduckdb.so with MORAINE_BENCH_HOST=official.
+func benchShell() string {
+	if os.Getenv("MORAINE_BENCH_HOST") == "official" {
+		return officialShell()
+	}
+	return shell()
+}
+
 var (
 	benchResults = map[string]*benchResult{}
 	summarized   bool
@@ -78,7 +87,7 @@ func requests(d *duck, kinds ...string) int64 {
 
 func benchDuckLake(b *testing.B, ext, metadata string, moraine bool, env ...string) *benchResult {
 	dir := b.TempDir()
-	d := startDuckWith(b, ext, env...)
+	d := startDuckOn(b, benchShell(), ext, env...)
 	if strings.HasPrefix(metadata, "postgres:") {
 		d.ok("", "LOAD "+sqlString(filepath.Join(repoRoot(), "..", "shared", "postgres", "v1.4.4", "postgres_scanner.duckdb_extension")))
 	}

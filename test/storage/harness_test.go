@@ -205,7 +205,14 @@ func startDuck(t testing.TB, env ...string) *duck {
 // startDuckWith starts a DuckDB process with the extension file ext loaded.
 func startDuckWith(t testing.TB, ext string, env ...string) *duck {
 	t.Helper()
-	cmd := exec.Command(shell(), "--setting", "extension_directory="+filepath.Join(t.TempDir(), "ext"))
+	return startDuckOn(t, shell(), ext, env...)
+}
+
+// startDuckOn starts a DuckDB process of the host shell sh with the
+// extension file ext loaded.
+func startDuckOn(t testing.TB, sh, ext string, env ...string) *duck {
+	t.Helper()
+	cmd := exec.Command(sh, "--setting", "extension_directory="+filepath.Join(t.TempDir(), "ext"))
 	cmd.Env = append(os.Environ(), env...)
 	in, err := cmd.StdinPipe()
 	if err != nil {

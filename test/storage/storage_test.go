@@ -109,6 +109,16 @@ func TestSQL(t *testing.T) {
 	}
 }
 
+// mustSpec is the release's DuckLake catalog spec.
+func mustSpec(t *testing.T) *ducklake.Spec {
+	t.Helper()
+	s, err := ducklake.SpecOf(duckLakeSpec(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // specLine is a test file's "# ducklake: <spec> (<why>)" line.
 var specLine = regexp.MustCompile(`(?m)^# ducklake: (\S+) \((.*)\)$`)
 
@@ -136,6 +146,9 @@ func runSQLFiles(t *testing.T, h host) {
 		"MORAINE_SQL_S3_REGION":       loc.Server.Region,
 		"MORAINE_WRITABLE_LAKE":       writable,
 		"MORAINE_WRITABLE_INLINED":    writableInlined,
+		// The release's DuckLake: its catalog spec and its metadata tables.
+		"DUCKLAKE_SPEC":   duckLakeSpec(t),
+		"DUCKLAKE_TABLES": strconv.Itoa(len(mustSpec(t).Tables())),
 	}
 	args := append(append([]string{}, h.sltArgs...), "--extension", extension(), "--timeout", "300")
 	for k, v := range env {

@@ -1,19 +1,21 @@
 // Package ducklake is the moraine catalog seen as DuckLake's metadata
 // tables, in either catalog specification moraine serves (Spec: 0.3's 22
 // ducklake_* tables, which DuckDB 1.4's DuckLake creates at its first
-// ATTACH, or 1.0's 28, DuckDB 1.5's) and the
-// ducklake_inlined_data_<table>_<schema version> tables, with exactly the
+// ATTACH, or 1.0's 28, DuckDB 1.5's), the
+// ducklake_inlined_data_<table>_<schema version> tables and, on a 1.0
+// lake, the ducklake_inlined_delete_<table> tables, with exactly the
 // column names and DuckDB types of DuckLake's metadata-SQL contracts
 // (../shared/ducklake/metadata-sql-contract.txt for 0.3,
 // docs/ducklake-sql/contract-1.0.txt for 1.0), and their rows read from a
 // core.Dump (View; a lake is served as the version it records, a lake
 // recording none as the caller's fallback). Writes (Changes, Commit) take
-// either spec's tables; what 1.0 adds that the catalog does not keep yet
-// (VARIANT statistics, deletion inlining) is refused.
+// either spec's tables.
 //
 // It also holds a transaction's writes to those tables: Changes is the
 // write overlay over the View the transaction pinned (deletes, updates and
-// inserts by rowid, NOT NULL and the primary keys enforced), and Commit
+// inserts by rowid, NOT NULL and the primary keys enforced; CREATE and
+// DROP of inlined tables; ALTER TABLE ADD/DROP COLUMN of metadata tables,
+// as DuckLake 1.0's migration of a 0.3 lake sends it: alter.go), and Commit
 // lands it as one core commit through core's row-level entry point
 // (core.Catalog.BeginRows, which is all it asks of a RowsCatalog), returning
 // the view the commit leaves.

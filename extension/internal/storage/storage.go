@@ -102,11 +102,15 @@ func NewLake(cat Catalog, locations ...string) *Lake {
 // 1.0 lake as one below its own version); a read-write attach also checks
 // CheckDataPath.
 func (l *Lake) CheckAttach(ctx context.Context, readOnly bool) error {
+	host := newLakeSpec()
+	if host != ducklake.Spec03() {
+		return nil // both checks guard DuckLake 0.3 only: no read at attach
+	}
 	v, err := l.current(ctx)
 	if err != nil {
 		return err
 	}
-	if host := newLakeSpec(); v.HasLake() && v.Spec() == ducklake.Spec10() && host == ducklake.Spec03() {
+	if v.HasLake() && v.Spec() == ducklake.Spec10() {
 		return &core.Error{Kind: core.Unsupported, Msg: fmt.Sprintf("the lake's DuckLake catalog is version %s (DuckDB v1.5's DuckLake "+
 			"created or migrated it); this DuckDB's DuckLake reads version %s and cannot read it: attach the lake with DuckDB v1.5 or later",
 			v.Spec().Version, host.Version)}
